@@ -1,0 +1,319 @@
+"""The ``prime-sessions`` command line. No Qt is imported on this path.
+
+Every user error (bad arguments, unreadable files, unknown entries) ends as one line on stderr and
+a non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import orjson
+
+from core.context import DEFAULT_LEAF, build_context
+from core.discovery import default_roots, find_session_files
+from core.errors import PrimeSessionsError
+from core.preview import entry_preview
+from core.session import Session, load_session
+from core.summary import SessionSummary, summarize
+
+PROG = "prime-sessions"
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line instead of usage + error
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _emit_json(value: object) -> None:
+    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+# ---------------------------------------------------------------------------- list
+def _list(args: argparse.Namespace) -> int:
+    roots = [Path(r) for r in args.roots] if args.roots else default_roots()
+    for root in args.roots or []:
+        if not Path(root).exists():
+            raise PrimeSessionsError(f"{root} does not exist.")
+    summaries: list[SessionSummary] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for root in roots:
+        for path in find_session_files(root):
+            key = os.path.realpath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                session = load_session(path)
+            except PrimeSessionsError as err:
+                problems.append(str(err))
+                continue
+            if session.header is None:
+                continue  # not a session file (the reference hides these too)
+            summaries.append(summarize(session, path.stat().st_mtime * 1000))
+    summaries.sort(key=lambda s: s.modified or "", reverse=True)
+    for problem in problems:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+    if args.json:
+        _emit_json([s.to_json() for s in summaries])
+        return 0
+    if not summaries:
+        where = ", ".join(str(r) for r in roots)
+        _out(f"No sessions found in {where}.")
+        return 0
+    for s in summaries:
+        title = " ".join(s.title.split())[:60]
+        _out(
+            f"{(s.modified or '')[:16].replace('T', ' ')}  {s.messageCount:5d} msgs  "
+            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
+        )
+    _out(f"{len(summaries)} sessions")
+    return 0
+
+
+# ---------------------------------------------------------------------------- show
+def _show(args: argparse.Namespace) -> int:
+    session = load_session(args.file)
+    s = summarize(session)
+    _out(f"Session   {s.id}")
+    _out(f"File      {s.path}")
+    _out(f"Project   {s.cwd}")
+    if s.name:
+        _out(f"Name      {s.name}")
+    if s.parentSessionPath:
+        _out(f"Parent    {s.parentSessionPath}")
+    _out(f"Created   {s.created}    Modified {s.modified}")
+    _out(f"Version   {s.version}    Entries {s.entryCount}    Messages {s.messageCount}")
+    _out(f"Models    {', '.join(s.models) or '-'}")
+    _out(f"Usage     {s.totalTokens:,} tokens    ${s.cost:.4f}")
+    if s.problems:
+        _out(f"Problems  {s.problems} (run '{PROG} check {args.file}')")
+    _out("")
+    path = session.path_to(session.leaf_id)
+    for entry, body in zip(path, session.bodies(path), strict=True):
+        label = session.label_for(entry.id)
+        badge = f" [{label}]" if label else ""
+        _out(f"{entry.id}{badge}  {entry_preview(entry, body, width=args.width)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- context
+def _context(args: argparse.Namespace) -> int:
+    session = load_session(args.file)
+    leaf: object = DEFAULT_LEAF
+    if args.leaf is not None:
+        leaf = None if args.leaf == "null" else args.leaf
+    _emit_json(build_context(session, leaf))
+    return 0
+
+
+# ---------------------------------------------------------------------------- tree
+def tree_json(session: Session) -> dict:
+    """The tree as the oracle prints it: ``{roots, order, nodes{id: {type, parentId, children, ...}}}``."""
+    tree = session.tree
+    nodes: dict[str, dict] = {}
+    for entry_id in tree.order:
+        entry = session.by_id[entry_id]
+        node: dict = {
+            "type": entry.type,
+            "parentId": entry.parent_id,
+            "children": [c.id for c in tree.children_of(entry_id)],
+        }
+        if entry.kind == "message":
+            node["role"] = entry.role
+        label = session.label_for(entry_id)
+        if label is not None:
+            node["label"] = label
+            node["labelTimestamp"] = session.label_timestamp(entry_id)
+        nodes[entry_id] = node
+    return {"roots": [e.id for e in tree.roots], "order": tree.order, "nodes": nodes}
+
+
+def _tree(args: argparse.Namespace) -> int:
+    session = load_session(args.file)
+    if args.json:
+        _emit_json(tree_json(session))
+        return 0
+    on_path = {e.id for e in session.path_to(session.leaf_id)}
+    leaf = session.leaf_id
+    entries = session.tree.walk()
+    wanted = [(e, d) for e, d in entries]
+    lines = []
+    for (entry, depth), body in zip(wanted, session.bodies(e for e, _ in wanted), strict=True):
+        marker = "@" if entry.id == leaf else ("*" if entry.id in on_path else " ")
+        label = session.label_for(entry.id)
+        badge = f"[{label}] " if label else ""
+        lines.append(
+            f"{marker} {'  ' * depth}{entry.id} {badge}{entry_preview(entry, body, width=args.width)}"
+        )
+    sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
+    return 0
+
+
+# ---------------------------------------------------------------------------- check
+def _check(args: argparse.Namespace) -> int:
+    status = 0
+    for file in args.files:
+        try:
+            session = load_session(file)
+        except PrimeSessionsError as err:
+            print(f"{PROG}: {err}", file=sys.stderr)
+            status = 1
+            continue
+        found = session.diagnostics
+        problems = [d for d in found if d.is_problem]
+        shown = found if args.verbose else problems
+        for diagnostic in shown:
+            _out(diagnostic.format(file))
+        if problems:
+            status = 1
+        verdict = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else "ok"
+        _out(f"{file}: {verdict} ({len(session.entries)} entries, {len(session.tree.order)} in the tree)")
+    return status
+
+
+# ---------------------------------------------------------------------------- edits
+def _label(args: argparse.Namespace) -> int:
+    from core.writer import append_label
+
+    if args.clear == (args.text is not None):
+        raise _UsageError("give either a label TEXT or --clear")
+    session = load_session(args.file)
+    entry_id = append_label(session, args.target, None if args.clear else args.text)
+    _out(entry_id)
+    return 0
+
+
+def _rename(args: argparse.Namespace) -> int:
+    from core.writer import append_session_name
+
+    if args.clear == (args.name is not None):
+        raise _UsageError("give either a NAME or --clear")
+    session = load_session(args.file)
+    _out(append_session_name(session, "" if args.clear else args.name))
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    from core.writer import fork_session
+
+    session = load_session(args.file)
+    _out(str(fork_session(session, args.at, dest_dir=args.dest)))
+    return 0
+
+
+def _clone(args: argparse.Namespace) -> int:
+    from core.writer import clone_session
+
+    session = load_session(args.file)
+    _out(str(clone_session(session, cwd=args.cwd, dest_dir=args.dest)))
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and for the app's own entry point)."""
+    parser = _Parser(prog=PROG, description="Find, read, check and safely edit Prime Agent sessions.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("list", help="list sessions (default: every known session folder)")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="a session folder or file")
+    p.add_argument("--json", action="store_true", help="print a JSON array of summaries")
+    p.set_defaults(run=_list)
+
+    p = sub.add_parser("show", help="summary and the current branch of one session")
+    p.add_argument("file")
+    p.add_argument("--width", type=int, default=100, help="preview width in characters")
+    p.set_defaults(run=_show)
+
+    p = sub.add_parser("context", help="print what the model saw, as JSON")
+    p.add_argument("file")
+    p.add_argument("--leaf", help="entry id, or 'null' for the explicit empty leaf")
+    p.set_defaults(run=_context)
+
+    p = sub.add_parser("tree", help="print the entry tree")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print {roots, order, nodes} as JSON")
+    p.add_argument("--width", type=int, default=100, help="preview width in characters")
+    p.set_defaults(run=_tree)
+
+    p = sub.add_parser("check", help="report damaged lines, orphans, cycles; exit 1 on problems")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-v", "--verbose", action="store_true", help="also show informative notes")
+    p.set_defaults(run=_check)
+
+    p = sub.add_parser("label", help="set or clear the label of an entry (appends a label entry)")
+    p.add_argument("file")
+    p.add_argument("target", help="the entry id to label")
+    p.add_argument("text", nargs="?", help="the label")
+    p.add_argument("--clear", action="store_true", help="clear the label")
+    p.set_defaults(run=_label)
+
+    p = sub.add_parser("rename", help="set or clear the session name (appends a session_info entry)")
+    p.add_argument("file")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--clear", action="store_true", help="clear the name")
+    p.set_defaults(run=_rename)
+
+    p = sub.add_parser("fork", help="new session holding the path from the root to an entry")
+    p.add_argument("file")
+    p.add_argument("--at", required=True, metavar="ENTRY", help="the last entry to copy")
+    p.add_argument("--dest", help="folder for the new file (default: beside the source)")
+    p.set_defaults(run=_fork)
+
+    p = sub.add_parser("clone", help="new session with the same content and a new id")
+    p.add_argument("file")
+    p.add_argument("--cwd", help="fork into another project folder (new cwd)")
+    p.add_argument("--dest", help="folder for the new file")
+    p.set_defaults(run=_clone)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("prime-sessions")
+    except Exception:
+        return "0+unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 problems found or failed, 2 bad usage)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return 0
+        return args.run(args)
+    except _UsageError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 2
+    except PrimeSessionsError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # `prime-sessions tree big.jsonl | head` closed the pipe; that is not an error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,620 @@
+r"""Loading a session file into a light index, and keeping it current as the file grows.
+
+Reading never writes. The file is read in chunks and split on ``\n`` only (U+2028 and friends are
+legal inside entries, so ``str.splitlines`` must never be used). Every line is parsed once with
+orjson to validate it and pick out the few fields the index needs; the parsed object is then
+dropped, so memory stays proportional to the number of entries, not to the file size. Full entries
+are read back on demand by byte offset (:meth:`Session.body`).
+
+Migration from version 1 and 2 happens in memory exactly as the reference does it (ids and parent
+ids for v1 chains, ``firstKeptEntryIndex`` -> ``firstKeptEntryId``, ``hookMessage`` -> ``custom``),
+with one deliberate difference: synthesised ids are derived from the session id and the line number,
+so the same file gives the same ids on every load (the reference draws random ones).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from core.diagnostics import Diagnostic
+from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry, js_truthy
+from core.errors import SessionReadError
+from core.jsonl import decode_line
+from core.text import message_text
+from core.timefmt import js_date_ms
+from core.tree import SessionTree
+
+CURRENT_VERSION = 3
+_CHUNK = 4 << 20  # 4 MiB: large enough that per-chunk overhead vanishes, small enough for memory
+_GUARD = 4096  # bytes remembered at the head and before the read end, to notice replaced files
+_HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second format document)
+
+
+@dataclass
+class RefreshResult:
+    """What :meth:`Session.refresh` found.
+
+    Attributes:
+        appended: entries read from bytes appended since the last read, in file order.
+        reloaded: True when the file was replaced, truncated or rewritten and was read again whole.
+        reason: why it was reloaded, as a sentence; None when it was not.
+    """
+
+    appended: list[Entry] = field(default_factory=list)
+    reloaded: bool = False
+    reason: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when anything new is visible (appended entries or a reload)."""
+        return self.reloaded or bool(self.appended)
+
+
+def load_session(path: str | os.PathLike[str]) -> Session:
+    """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all."""
+    return Session(path)
+
+
+class Session:
+    """One session file, indexed.
+
+    Attributes:
+        path: the file path as given (absolute).
+        header: the header object (a copy of the first line), or None when the file has none.
+        version: the format version on disk (1 when the header has none).
+        entries: every entry in file order, duplicates included.
+        by_id: entry id -> entry; for duplicate ids the later entry wins, as in the reference.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.path.abspath(os.fspath(path))
+        self._reset()
+        self._load()
+
+    # ------------------------------------------------------------------ state
+    def _reset(self) -> None:
+        self.header: dict | None = None
+        self.header_line = 0
+        self.version = CURRENT_VERSION
+        self.entries: list[Entry] = []
+        self.by_id: dict[str, Entry] = {}
+        self._diagnostics: list[Diagnostic] = []
+        self._tail_diagnostic: Diagnostic | None = None
+        self._header_seen = False
+        self._ordinal = -1  # index among parsed JSON values; header = 0 (v1 firstKeptEntryIndex)
+        self._by_ordinal: list[Entry | None] = []  # filled for v1 files only
+        self._labels: dict[str, tuple[str, object]] = {}  # target -> (label, label entry timestamp)
+        self._name: str | None = None
+        self._usage_overrides: dict[str, dict] = {}  # child_usage_attributed: target -> aggregateUsage
+        # summary accumulators (the reference's session-list fields, over the whole file)
+        self.message_count = 0
+        self.first_message = ""
+        self.last_activity_ms: int | float | None = None
+        self.models: dict[str, None] = {}  # "provider/model" in order of first use
+        # file bookkeeping for incremental reads and for the append-only writer
+        self._identity: tuple[int, int] | None = None
+        self._read_end = 0  # bytes consumed: always just after a newline, or EOF for a final line
+        self._crc = 0  # crc32 of bytes [0, _read_end)
+        self._head = b""
+        self._tail = b""
+        self._line_no = 0  # lines consumed so far
+        self._unterminated = False  # the consumed part ends with a complete entry but no newline
+        self._tree: SessionTree | None = None
+
+    # ------------------------------------------------------------------ public properties
+    @property
+    def session_id(self) -> str | None:
+        """The header id, which identifies the session (never the file name)."""
+        value = (self.header or {}).get("id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def cwd(self) -> str:
+        """The project folder from the header (``workingDir`` in the variant spelling), or ``""``."""
+        header = self.header or {}
+        value = header.get("cwd", header.get("workingDir"))
+        return value if isinstance(value, str) else ""
+
+    @property
+    def parent_session(self) -> str | None:
+        """The header's ``parentSession`` path (v1 ``branchedFrom`` is ignored, as the reference does)."""
+        value = (self.header or {}).get("parentSession")
+        return value if isinstance(value, str) else None
+
+    @property
+    def created_ms(self) -> int | float | None:
+        """The header timestamp in ms, None when missing or invalid."""
+        return js_date_ms((self.header or {}).get("timestamp"))
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The current leaf: the last entry in file order (the reference does not persist a leaf)."""
+        return self.entries[-1].id if self.entries else None
+
+    @property
+    def leaf(self) -> Entry | None:
+        """The entry the leaf id names."""
+        return self.by_id.get(self.leaf_id) if self.entries else None
+
+    @property
+    def name(self) -> str | None:
+        """The session name: the latest ``session_info`` in file order, trimmed; blank clears it."""
+        return self._name
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Resolved labels ``{entry id: label}``: the latest label entry per target in file order."""
+        return {target: label for target, (label, _ts) in self._labels.items()}
+
+    def label_for(self, entry_id: str) -> str | None:
+        """The label of one entry, or None."""
+        found = self._labels.get(entry_id)
+        return found[0] if found else None
+
+    def label_timestamp(self, entry_id: str) -> object:
+        """The timestamp of the label entry that set the current label of ``entry_id``, or None."""
+        found = self._labels.get(entry_id)
+        return found[1] if found else None
+
+    @property
+    def usage_overrides(self) -> dict[str, dict]:
+        """``child_usage_attributed`` results: assistant entry id -> the aggregate usage applied to it."""
+        return dict(self._usage_overrides)
+
+    @property
+    def tree(self) -> SessionTree:
+        """The entry tree (built on first use, rebuilt after a refresh that changed anything)."""
+        if self._tree is None:
+            self._tree = SessionTree(self.entries, self.by_id)
+        return self._tree
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Everything wrong with the file: reading problems, then tree problems, by line."""
+        found = list(self._diagnostics)
+        if self._tail_diagnostic is not None:
+            found.append(self._tail_diagnostic)
+        found.extend(self.tree.diagnostics)
+        found.sort(key=lambda d: d.line)
+        return found
+
+    @property
+    def size(self) -> int:
+        """Bytes of the file that have been read and indexed."""
+        return self._read_end
+
+    def get(self, entry_id: str | None) -> Entry | None:
+        """The entry with this id (the later one for duplicate ids), or None."""
+        return self.by_id.get(entry_id) if entry_id is not None else None
+
+    def path_to(self, entry_id: str | None) -> list[Entry]:
+        """The entries from the root down to ``entry_id`` (empty for an unknown id). Never loops."""
+        entry = self.get(entry_id)
+        if entry is None:
+            return []
+        roots = self.tree.root_ids
+        path = [entry]
+        seen = {entry.id}
+        while entry.id not in roots:
+            parent = self.by_id.get(entry.parent_id) if entry.parent_id is not None else None
+            if parent is None or parent.id in seen:
+                break
+            seen.add(parent.id)
+            path.append(parent)
+            entry = parent
+        path.reverse()
+        return path
+
+    # ------------------------------------------------------------------ bodies
+    def body(self, entry: Entry | str) -> dict:
+        """The full entry object, after in-memory migration, read from disk by offset."""
+        return next(self.bodies([entry]))
+
+    def bodies(self, entries: Iterable[Entry | str]) -> Iterator[dict]:
+        """Full entry objects for several entries, in the order given, with one open file."""
+        items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        try:
+            for entry in items:
+                raw = os.pread(fd, entry.length, entry.offset)
+                obj, _note = decode_line(raw)
+                if not isinstance(obj, dict):
+                    # The file changed underneath since it was indexed; say so rather than guess.
+                    raise SessionReadError(
+                        f"{self.path} changed since it was read (line {entry.line} moved); reload it."
+                    )
+                yield self._migrate_body(entry, obj)
+        finally:
+            os.close(fd)
+
+    def raw_line(self, entry: Entry) -> bytes:
+        """The entry's bytes exactly as on disk (without the newline or a trailing CR)."""
+        with open(self.path, "rb") as handle:
+            handle.seek(entry.offset)
+            return handle.read(entry.length).rstrip(b"\r")
+
+    def _migrate_body(self, entry: Entry, obj: dict) -> dict:
+        if entry.synthetic:
+            obj["id"] = entry.id
+            obj["parentId"] = entry.parent_id
+        if self.version < 2 and entry.kind == "compaction":
+            index = obj.get("firstKeptEntryIndex")
+            if isinstance(index, int | float) and not isinstance(index, bool):
+                target = self._ordinal_entry(index)
+                if target is not None and target.line < entry.line:
+                    obj["firstKeptEntryId"] = target.id
+                del obj["firstKeptEntryIndex"]
+        message = obj.get("message")
+        if isinstance(message, dict):
+            if self.version < 3 and entry.type == "message" and message.get("role") == "hookMessage":
+                message["role"] = "custom"
+            override = self._usage_overrides.get(entry.id)
+            if override is not None and message.get("role") == "assistant":
+                message["usage"] = override
+        return obj
+
+    def _ordinal_entry(self, index: float) -> Entry | None:
+        if index != int(index) or index < 0 or index >= len(self._by_ordinal):
+            return None
+        return self._by_ordinal[int(index)]
+
+    # ------------------------------------------------------------------ reading
+    def _load(self) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError as err:
+            raise SessionReadError(f"{self.path} does not exist.") from err
+        except IsADirectoryError as err:
+            raise SessionReadError(f"{self.path} is a folder, not a session file.") from err
+        except PermissionError as err:
+            raise SessionReadError(f"You do not have permission to read {self.path}.") from err
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        try:
+            st = os.fstat(fd)
+            if not _is_regular(st.st_mode):
+                raise SessionReadError(f"{self.path} is not a regular file.")
+            self._identity = (st.st_dev, st.st_ino)
+            self._read_from(fd, 0)
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        finally:
+            os.close(fd)
+
+    def _read_from(self, fd: int, start: int) -> list[Entry]:
+        """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
+        first_new = len(self.entries)
+        offset = start
+        line_no = self._line_no
+        crc = self._crc
+        carry = b""
+        position = start
+        ingest = self._ingest
+        while True:
+            chunk = os.pread(fd, _CHUNK, position)
+            if not chunk:
+                break
+            position += len(chunk)
+            buffer = carry + chunk if carry else chunk
+            parts = buffer.split(b"\n")
+            carry = parts.pop()
+            consumed = len(buffer) - len(carry)
+            if consumed:
+                crc = zlib.crc32(memoryview(buffer)[:consumed], crc)
+            for raw in parts:
+                line_no += 1
+                ingest(raw, line_no, offset)
+                offset += len(raw) + 1
+        self._tail_diagnostic = None
+        self._unterminated = False
+        if carry and not carry.isspace():
+            obj, _note = decode_line(carry)
+            if isinstance(obj, dict):
+                # A complete entry whose newline is missing (a hand edit, or a lost write). Index it;
+                # the writer puts a newline before anything it appends.
+                line_no += 1
+                ingest(carry, line_no, offset)
+                crc = zlib.crc32(carry, crc)
+                offset += len(carry)
+                self._unterminated = True
+            else:
+                # A write in progress, or a crash mid-write: wait for the newline before reading it.
+                self._tail_diagnostic = Diagnostic(
+                    line_no + 1,
+                    "truncated-line",
+                    f"The last line ({len(carry)} bytes) is incomplete (a write in progress or cut short);"
+                    " it is not shown until it is complete.",
+                )
+        self._line_no = line_no
+        self._read_end = offset
+        self._crc = crc
+        self._remember_guards(fd)
+        self._tree = None
+        return self.entries[first_new:]
+
+    def _remember_guards(self, fd: int) -> None:
+        self._head = os.pread(fd, min(_GUARD, self._read_end), 0)
+        self._tail = self._tail_guard(fd)
+
+    def _tail_guard(self, fd: int) -> bytes:
+        start = max(0, self._read_end - _GUARD)
+        return os.pread(fd, self._read_end - start, start)
+
+    def _diag(self, line: int, kind: str, message: str, entry_id: str | None = None) -> None:
+        self._diagnostics.append(Diagnostic(line, kind, message, entry_id))
+
+    def _ingest(self, raw: bytes, line_no: int, offset: int) -> None:
+        """Index one line. This is the hot path: keep it to dictionary lookups."""
+        if not raw or raw.isspace():
+            return
+        obj, note = decode_line(raw)
+        if obj is None:
+            self._diag(line_no, "invalid-json", "The line is not valid JSON; it was skipped.")
+            return
+        self._ordinal += 1
+        if note is not None:
+            self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
+        if type(obj) is not dict:
+            if self.version < 2:
+                self._by_ordinal.append(None)
+            self._diag(line_no, "not-an-object", "The line is JSON but not an object; it was skipped.")
+            return
+        typ = obj.get("type")
+        if typ in _HEADER_TYPES and (not self._header_seen or typ == "session"):
+            if self._header_seen:
+                if self.version < 2:
+                    self._by_ordinal.append(None)
+                self._diag(line_no, "duplicate-header", "A second session header; it was ignored.")
+                return
+            self._take_header(obj, line_no)
+            return
+        if not self._header_seen:
+            self._header_seen = True
+            self._diag(
+                line_no,
+                "missing-header",
+                "The file does not start with a session header; its entries are shown without one.",
+            )
+        if not isinstance(typ, str):
+            typ = ""
+        kind = typ if typ in KNOWN_TYPES else TYPE_ALIASES.get(typ, typ or "(no type)")
+        previous = self.entries[-1].id if self.entries else None
+        synthetic = False
+        if self.version < 2:
+            entry_id = self._synthesise_id(line_no)
+            parent_id = previous
+            synthetic = True
+        else:
+            entry_id = obj.get("id")
+            if type(entry_id) is not str or not entry_id:
+                entry_id = self._synthesise_id(line_no)
+                parent_id = previous
+                synthetic = True
+                self._diag(
+                    line_no, "missing-id", "The entry has no id; it was given one and chained.", entry_id
+                )
+            else:
+                parent_id = obj.get("parentId")
+                if parent_id is not None and type(parent_id) is not str:
+                    self._diag(
+                        line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id
+                    )
+                    parent_id = None
+        timestamp = obj.get("timestamp")
+        ts_ms = js_date_ms(timestamp)
+        if ts_ms is None:
+            self._diag(line_no, "invalid-timestamp", "The entry timestamp is missing or invalid.", entry_id)
+        entry = Entry(
+            entry_id, parent_id, typ, kind, timestamp, ts_ms, line_no, offset, len(raw), synthetic=synthetic
+        )
+        if kind == "message":
+            self._index_message(entry, obj)
+        elif kind == "label":
+            self._index_label(entry, obj)
+        elif kind == "session_info":
+            name = obj.get("name")
+            if name is None or isinstance(name, str):
+                self._name = name.strip() or None if name else None
+                entry.info = self._name
+            else:
+                self._diag(
+                    line_no, "invalid-field", "The session name is not text; it was ignored.", entry_id
+                )
+        elif kind == "model_change":
+            provider, model = obj.get("provider"), obj.get("modelId")
+            if isinstance(model, str):
+                self.models[f"{provider}/{model}" if isinstance(provider, str) else model] = None
+        elif kind == "compaction":
+            entry.info = obj.get("tokensBefore")
+        elif kind == "child_usage_attributed":
+            target, usage = obj.get("targetId"), obj.get("aggregateUsage")
+            if isinstance(target, str) and isinstance(usage, dict):
+                self._usage_overrides[target] = usage
+        if kind not in KNOWN_TYPES:
+            shown = repr(typ) if typ else "(none)"
+            self._diag(line_no, "unknown-type", f"Unknown entry type {shown}; kept as it is.", entry_id)
+        elif typ != kind:
+            self._diag(line_no, "variant", f"Entry type {typ!r} was read as {kind!r}.", entry_id)
+        self.entries.append(entry)
+        earlier = self.by_id.get(entry_id)
+        if earlier is not None:
+            self._diag(
+                line_no,
+                "duplicate-id",
+                f"Id {entry_id} was already used on line {earlier.line}; this later entry wins.",
+                entry_id,
+            )
+        self.by_id[entry_id] = entry
+        if self.version < 2:
+            self._by_ordinal.append(entry)
+
+    def _take_header(self, obj: dict, line_no: int) -> None:
+        self._header_seen = True
+        self.header = obj
+        self.header_line = line_no
+        version = obj.get("version", 1)
+        if isinstance(version, str) and version.isdigit():
+            version = int(version)
+        if isinstance(version, bool) or not isinstance(version, int | float):
+            version = 1
+        self.version = int(version)
+        if obj.get("type") == "header":
+            self._diag(line_no, "variant", "A 'header' line was read as the session header.")
+            if "version" not in obj:
+                self.version = CURRENT_VERSION  # the variant always carries ids
+        if self.version < 2:
+            self._by_ordinal = [None]
+        if not isinstance(obj.get("id"), str):
+            self._diag(line_no, "invalid-field", "The session header has no id.")
+
+    def _index_message(self, entry: Entry, obj: dict) -> None:
+        self.message_count += 1
+        message = obj.get("message")
+        if type(message) is not dict:
+            self._diag(entry.line, "invalid-field", "The message entry has no message object.", entry.id)
+            return
+        role = message.get("role")
+        if role == "hookMessage" and self.version < 3:
+            role = "custom"
+        entry.role = role if isinstance(role, str) else None
+        if (role == "user" or role == "assistant") and "content" in message:
+            moment = message.get("timestamp")
+            if isinstance(moment, bool) or not isinstance(moment, int | float):
+                moment = entry.ts_ms
+            if moment is not None and (self.last_activity_ms is None or moment > self.last_activity_ms):
+                self.last_activity_ms = moment
+            if role == "user" and not self.first_message:
+                self.first_message = message_text(message.get("content"))
+        if role == "assistant":
+            usage = message.get("usage")
+            tokens, cost = usage_totals(usage)
+            provider, model = message.get("provider"), message.get("model")
+            if isinstance(model, str):
+                self.models[f"{provider}/{model}" if isinstance(provider, str) else model] = None
+            entry.info = (tokens, cost, message.get("stopReason"))
+
+    def _index_label(self, entry: Entry, obj: dict) -> None:
+        target, label = obj.get("targetId"), obj.get("label")
+        entry.info = (target, label)
+        if not isinstance(target, str):
+            self._diag(entry.line, "invalid-field", "The label entry has no target id.", entry.id)
+            return
+        if js_truthy(label):
+            text = label if isinstance(label, str) else str(label)
+            # dict assignment keeps an existing key's position, like JavaScript's Map.set
+            self._labels[target] = (text, entry.timestamp)
+        else:
+            self._labels.pop(target, None)
+
+    def _synthesise_id(self, line_no: int) -> str:
+        seed = f"{self.session_id or self.path}\0{line_no}".encode()
+        salt = 0
+        while True:
+            digest = hashlib.blake2b(seed + salt.to_bytes(2, "little"), digest_size=4).hexdigest()
+            if digest not in self.by_id:
+                return digest
+            salt += 1
+
+    # ------------------------------------------------------------------ incremental reading
+    def refresh(self) -> RefreshResult:
+        """Read what was appended since the last read, or reload when the file was replaced.
+
+        A partial last line is held back until its newline arrives. A file that shrank, was replaced
+        (different inode), or whose first or last-read bytes changed is read again whole.
+        """
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError as err:
+            raise SessionReadError(f"{self.path} was deleted or moved.") from err
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        try:
+            st = os.fstat(fd)
+            reason = self._replaced_reason(fd, st)
+            if reason is None and self._unterminated and st.st_size > self._read_end:
+                if os.pread(fd, 1, self._read_end) != b"\n":
+                    reason = "Bytes were added to its unterminated last line."
+            if reason is not None:
+                self._reset()
+                self._identity = (st.st_dev, st.st_ino)
+                self._read_from(fd, 0)
+                return RefreshResult(list(self.entries), True, reason)
+            if st.st_size == self._read_end:
+                return RefreshResult()
+            start = self._read_end
+            if self._unterminated:
+                # The missing newline arrived: skip it, it belongs to the line already indexed.
+                self._crc = zlib.crc32(b"\n", self._crc)
+                self._read_end = start = start + 1
+            return RefreshResult(self._read_from(fd, start))
+        finally:
+            os.close(fd)
+
+    def _replaced_reason(self, fd: int, st: os.stat_result) -> str | None:
+        if self._identity != (st.st_dev, st.st_ino):
+            return "The file was replaced."
+        if st.st_size < self._read_end:
+            return "The file was truncated."
+        if os.pread(fd, len(self._head), 0) != self._head:
+            return "The beginning of the file changed."
+        if self._tail_guard(fd) != self._tail:
+            return "Lines already read were changed."
+        return None
+
+    def unchanged_on_disk(self) -> bool:
+        """True when the bytes indexed so far are still exactly on disk (a full re-read and checksum)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if self._replaced_reason(fd, st) is not None:
+                return False
+            crc = 0
+            position = 0
+            while position < self._read_end:
+                chunk = os.pread(fd, min(_CHUNK, self._read_end - position), position)
+                if not chunk:
+                    return False
+                crc = zlib.crc32(chunk, crc)
+                position += len(chunk)
+            return crc == self._crc
+        finally:
+            os.close(fd)
+
+    @property
+    def ends_with_newline(self) -> bool:
+        """False when the indexed part ends with an entry whose newline is missing."""
+        return not self._unterminated
+
+
+def usage_totals(usage: object) -> tuple[int | float, float]:
+    """``(tokens, cost)`` of one usage object: totalTokens (or the sum of its parts) and cost.total."""
+    if not isinstance(usage, dict):
+        return 0, 0.0
+    tokens = usage.get("totalTokens")
+    if isinstance(tokens, bool) or not isinstance(tokens, int | float):
+        tokens = 0
+        for key in ("input", "output", "cacheRead", "cacheWrite"):
+            part = usage.get(key)
+            if isinstance(part, int | float) and not isinstance(part, bool):
+                tokens += part
+    cost = usage.get("cost")
+    total = cost.get("total") if isinstance(cost, dict) else None
+    if isinstance(total, bool) or not isinstance(total, int | float):
+        total = 0.0
+    return tokens, float(total)
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
