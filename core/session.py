@@ -234,11 +234,12 @@ class Session:
         finally:
             os.close(fd)
 
-    def raw_line(self, entry: Entry) -> bytes:
-        """The entry's bytes exactly as on disk (without the newline or a trailing CR)."""
+    def raw_lines(self, entries: Iterable[Entry]) -> Iterator[bytes]:
+        """The entries' bytes exactly as on disk (without the newline or a trailing CR), one open file."""
         with open(self.path, "rb") as handle:
-            handle.seek(entry.offset)
-            return handle.read(entry.length).rstrip(b"\r")
+            for entry in entries:
+                handle.seek(entry.offset)
+                yield handle.read(entry.length).rstrip(b"\r")
 
     def _migrate_body(self, entry: Entry, obj: dict) -> dict:
         if entry.synthetic:

@@ -1,0 +1,365 @@
+"""Every write path: bytes already in a file never change, and the reference reads what we wrote.
+
+The reference implementation (the oracle) loads each written file, so "loads with the intended
+result" is checked by the tool that defines the format, not by our own reader.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from core import build_context, load_session
+from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
+from core.writer import (
+    append_label,
+    append_session_name,
+    clone_session,
+    fork_session,
+    project_folder_name,
+    write_new_file,
+)
+from tests.conftest import CORPUS, SAMPLES
+
+PI = SAMPLES / "pi-layout" / "sessions"
+BRANCHES = next((PI / "--home-dev-acme-webapp--").glob("2026-03-03T*.jsonl"))
+LINEAR = next((PI / "--home-dev-acme-webapp--").glob("2026-03-02T*.jsonl"))
+LEGACY_V1 = next((PI / "--home-dev-legacy--").glob("2025-11-20T10-00-00*.jsonl"))
+
+
+def oracle(oracle_dir: Path, file: Path, *args: str) -> dict:
+    out = subprocess.run(
+        ["node", str(oracle_dir / "context.mjs"), str(file), *args],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    return json.loads(out.stdout)
+
+
+def copy_into(tmp_path: Path, source: Path, folder: str = "--home-dev-acme-webapp--") -> Path:
+    target = tmp_path / "sessions" / folder / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [orjson.loads(x) for x in path.read_bytes().split(b"\n") if x.strip()]
+
+
+def round_trip(value: object) -> object:
+    return json.loads(orjson.dumps(value))
+
+
+# ---------------------------------------------------------------------------- appends
+def test_label_appends_one_line_and_keeps_every_earlier_byte(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    before = file.read_bytes()
+    session = load_session(file)
+    target = session.path_to(session.leaf_id)[3].id
+    new_id = append_label(session, target, "checkpoint")
+    after = file.read_bytes()
+    assert after[: len(before)] == before
+    added = after[len(before) :]
+    assert added.count(b"\n") == 1 and added.endswith(b"\n")
+    entry = orjson.loads(added)
+    assert list(entry) == ["type", "id", "parentId", "timestamp", "targetId", "label"]
+    assert entry["id"] == new_id and entry["targetId"] == target and entry["label"] == "checkpoint"
+    assert entry["parentId"] == lines_of(file)[-2]["id"]  # parented on the previous leaf, like pi
+    ref = oracle(oracle_dir, file, "--messages", "none", "--tree", "none")
+    assert ref["labels"][target] == "checkpoint"
+    assert ref["leafId"] == new_id
+    assert session.label_for(target) == "checkpoint"  # our own session picked up the write
+
+
+def test_clearing_a_label_writes_no_label_key(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    labelled = next(iter(session.labels))
+    before = file.read_bytes()
+    append_label(session, labelled, None)
+    entry = lines_of(file)[-1]
+    assert "label" not in entry and entry["targetId"] == labelled
+    assert file.read_bytes().startswith(before)
+    assert labelled not in oracle(oracle_dir, file, "--messages", "none", "--tree", "none")["labels"]
+    assert session.label_for(labelled) is None
+
+
+def test_rename_and_clear_name(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, LINEAR)
+    before = file.read_bytes()
+    session = load_session(file)
+    append_session_name(session, "  Fix the login\nform  ")
+    assert (
+        oracle(oracle_dir, file, "--messages", "none", "--tree", "none")["sessionName"]
+        == "Fix the login form"
+    )
+    assert session.name == "Fix the login form"
+    append_session_name(session, "")
+    assert oracle(oracle_dir, file, "--messages", "none", "--tree", "none")["sessionName"] is None
+    assert session.name is None
+    assert file.read_bytes().startswith(before)
+
+
+def test_label_for_unknown_entry_is_refused_without_writing(tmp_path: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    before = file.read_bytes()
+    with pytest.raises(InvalidRequestError, match="no entry nosuchid"):
+        append_label(load_session(file), "nosuchid", "x")
+    assert file.read_bytes() == before
+
+
+def test_label_on_legacy_v1_file_is_refused(tmp_path: Path) -> None:
+    file = copy_into(tmp_path, LEGACY_V1, "--home-dev-legacy--")
+    before = file.read_bytes()
+    session = load_session(file)
+    with pytest.raises(InvalidRequestError, match="version-1"):
+        append_label(session, session.leaf_id, "x")
+    assert file.read_bytes() == before
+
+
+def test_agent_appending_meanwhile_both_survive_and_label_hangs_off_new_leaf(
+    tmp_path: Path, oracle_dir: Path
+) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    leaf = session.leaf_id
+    agent_entry = {
+        "type": "message",
+        "id": "feedbeef",
+        "parentId": leaf,
+        "timestamp": "2026-03-03T15:00:00.000Z",
+        "message": {"role": "user", "content": "appended by the agent", "timestamp": 1772550000000},
+    }
+    with open(file, "ab") as handle:  # the agent writes after we loaded the file
+        handle.write(orjson.dumps(agent_entry) + b"\n")
+    before = file.read_bytes()
+    new_id = append_label(session, leaf, "seen")
+    assert file.read_bytes().startswith(before)
+    entries = lines_of(file)
+    assert entries[-2]["id"] == "feedbeef"
+    assert entries[-1]["parentId"] == "feedbeef"
+    ref = oracle(oracle_dir, file, "--messages", "roles", "--tree", "none")
+    assert ref["branch"][-2:] == ["feedbeef", new_id]
+    assert ref["context"]["messages"][-1] == "user"
+
+
+def test_agent_appending_from_another_process_while_labelling(tmp_path: Path) -> None:
+    """A second process appends 200 entries while we label 20 times; every line survives intact."""
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    before = file.read_bytes()
+    script = (
+        "import os, sys, orjson\n"
+        "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
+        "for i in range(200):\n"
+        "    e = {'type': 'custom', 'customType': 'agent', 'data': {'i': i}, 'id': f'a{i:07d}',\n"
+        "         'parentId': None, 'timestamp': '2026-03-03T16:00:00.000Z'}\n"
+        "    os.write(fd, orjson.dumps(e) + b'\\n')\n"
+    )
+    agent = subprocess.Popen([os.sys.executable, "-c", script, str(file)])
+    ours = [append_label(session, session.entries[0].id, f"l{i}") for i in range(20)]
+    agent.wait(timeout=60)
+    assert agent.returncode == 0
+    data = file.read_bytes()
+    assert data.startswith(before)
+    parsed = lines_of(file)
+    assert len(parsed) == len(before.split(b"\n")) - 1 + 200 + 20
+    ids = [e["id"] for e in parsed[1:]]
+    assert {f"a{i:07d}" for i in range(200)} <= set(ids)
+    assert set(ours) <= set(ids)
+    assert not [d for d in load_session(file).diagnostics if d.is_problem]
+
+
+def test_changed_underneath_is_refused(tmp_path: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    data = bytearray(file.read_bytes())
+    middle = data.index(b"approach", len(data) // 3)
+    data[middle : middle + 8] = b"APPROACH"  # same length, same inode: only a checksum notices
+    with open(file, "r+b") as handle:
+        handle.write(data)
+    with pytest.raises(SessionChangedError, match="not an append"):
+        append_label(session, session.leaf_id, "x")
+    assert file.read_bytes() == bytes(data)
+
+
+def test_partial_last_line_gets_a_newline_before_our_entry(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    with open(file, "ab") as handle:
+        handle.write(b'{"type":"message","id":"cut')  # a crash mid-write
+    before = file.read_bytes()
+    session = load_session(file)
+    target = session.leaf_id
+    new_id = append_label(session, target, "after crash")
+    after = file.read_bytes()
+    assert after.startswith(before)
+    assert after[len(before) : len(before) + 1] == b"\n"
+    assert lines_of_tolerant(after)[-1]["id"] == new_id
+    assert oracle(oracle_dir, file, "--messages", "none", "--tree", "none")["labels"][target] == "after crash"
+
+
+def lines_of_tolerant(data: bytes) -> list[dict]:
+    out = []
+    for raw in data.split(b"\n"):
+        try:
+            out.append(orjson.loads(raw))
+        except orjson.JSONDecodeError:
+            continue
+    return out
+
+
+def test_vanished_file_gives_a_clear_error(tmp_path: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    file.unlink()
+    with pytest.raises(SessionWriteError) as err:
+        append_label(session, session.leaf_id, "x")
+    assert "Traceback" not in str(err.value) and str(file) in str(err.value)
+    assert not file.exists()
+
+
+# ---------------------------------------------------------------------------- new files
+def test_fork_matches_the_reference_branched_session(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    before = file.read_bytes()
+    session = load_session(file)
+    labelled = next(iter(session.labels))
+    at = session.tree.order[-1] if labelled not in session.tree.order else labelled
+    # fork at the deepest entry of the path that holds a label, so the label is carried
+    path_ids = None
+    for entry_id in session.tree.order:
+        ids = [e.id for e in session.path_to(entry_id)]
+        if labelled in ids and (path_ids is None or len(ids) > len(path_ids)):
+            path_ids, at = ids, entry_id
+    forked = fork_session(session, at)
+    assert file.read_bytes() == before
+    assert forked.parent == file.parent
+    assert forked.name.endswith(".jsonl") and "_" in forked.name  # pi naming in a pi folder
+    header = lines_of(forked)[0]
+    assert header["version"] == 3 and header["parentSession"] == str(file) and header["cwd"] == session.cwd
+    ref = oracle(oracle_dir, forked)
+    source_ref = oracle(oracle_dir, file, "--leaf", at)
+    non_label = [i for i in path_ids if session.get(i).kind != "label"]
+    assert ref["branch"][: len(non_label)] == non_label
+    assert ref["labels"] == {k: v for k, v in session.labels.items() if k in non_label}
+    assert ref["context"]["messages"] == source_ref["context"]["messages"]
+    assert ref["context"]["model"] == source_ref["context"]["model"]
+    assert round_trip(build_context(load_session(forked))) == {
+        k: ref["context"][k] for k in ("messages", "thinkingLevel", "model")
+    }
+    assert not [d for d in load_session(forked).diagnostics if d.is_problem]
+
+
+def test_fork_rechains_around_a_dropped_label_instead_of_orphaning(tmp_path: Path, oracle_dir: Path) -> None:
+    rows = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"},
+        {
+            "type": "message",
+            "id": "aaaaaaaa",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "hi", "timestamp": 1},
+        },
+        {
+            "type": "label",
+            "id": "bbbbbbbb",
+            "parentId": "aaaaaaaa",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            "targetId": "aaaaaaaa",
+            "label": "start",
+        },
+        {
+            "type": "message",
+            "id": "cccccccc",
+            "parentId": "bbbbbbbb",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hello"}],
+                "provider": "p",
+                "model": "m",
+                "usage": {},
+                "stopReason": "stop",
+                "timestamp": 2,
+            },
+        },
+    ]
+    file = tmp_path / "flat" / "s1.jsonl"
+    file.parent.mkdir()
+    file.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    forked = fork_session(load_session(file), "cccccccc")
+    assert forked.name.count("-") == 4 and "_" not in forked.name  # flat folder: <id>.jsonl
+    written = lines_of(forked)
+    assert [(e["type"], e.get("parentId")) for e in written[1:]] == [
+        ("message", None),
+        ("message", "aaaaaaaa"),
+        ("label", "cccccccc"),
+    ]
+    ref = oracle(oracle_dir, forked)
+    assert ref["tree"]["roots"] == ["aaaaaaaa"]  # no orphan
+    assert ref["labels"] == {"aaaaaaaa": "start"}
+    assert [m["role"] for m in ref["context"]["messages"]] == ["user", "assistant"]
+
+
+def test_clone_keeps_every_branch_and_loads_in_the_reference(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    before = file.read_bytes()
+    session = load_session(file)
+    cloned = clone_session(session)
+    assert file.read_bytes() == before
+    assert cloned.parent == file.parent
+    source_lines = before.rstrip(b"\n").split(b"\n")[1:]
+    assert cloned.read_bytes().rstrip(b"\n").split(b"\n")[1:] == source_lines  # verbatim copy
+    ref, source_ref = oracle(oracle_dir, cloned), oracle(oracle_dir, file)
+    assert ref["sessionId"] != source_ref["sessionId"]
+    assert ref["header"]["parentSession"] == str(file)
+    for key in ("leafId", "labels", "branch", "sessionName", "tree", "context"):
+        assert ref[key] == source_ref[key], key
+
+
+def test_clone_into_another_project_uses_that_projects_folder(tmp_path: Path, oracle_dir: Path) -> None:
+    file = copy_into(tmp_path, LINEAR)
+    cloned = clone_session(load_session(file), cwd="/home/dev/elsewhere")
+    assert cloned.parent == tmp_path / "sessions" / "--home-dev-elsewhere--"
+    assert project_folder_name("C:\\Users\\dev\\win proj") == "--C--Users-dev-win proj--"
+    ref = oracle(oracle_dir, cloned)
+    assert ref["cwd"] == "/home/dev/elsewhere"
+    assert ref["context"] == oracle(oracle_dir, file)["context"]
+
+
+@pytest.mark.parametrize(
+    "source", [LEGACY_V1, CORPUS / "before-compaction.jsonl"], ids=["v1-sample", "v1-corpus"]
+)
+def test_clone_of_legacy_v1_is_migrated_and_valid(tmp_path: Path, oracle_dir: Path, source: Path) -> None:
+    file = copy_into(tmp_path, source, "--legacy--")
+    before = file.read_bytes()
+    session = load_session(file)
+    cloned = clone_session(session)
+    assert file.read_bytes() == before
+    ref = oracle(oracle_dir, cloned)
+    assert ref["versionOnDisk"] == 3 and ref["rewrittenOnOpen"] is False
+    # Same ids as our in-memory migration, and the same context the reference derives from the original.
+    assert ref["leafId"] == session.leaf_id
+    original = oracle(oracle_dir, file)
+    assert ref["context"]["messages"] == original["context"]["messages"]
+    assert ref["context"]["thinkingLevel"] == original["context"]["thinkingLevel"]
+
+
+def test_new_file_never_replaces_an_existing_one(tmp_path: Path) -> None:
+    target = tmp_path / "taken.jsonl"
+    target.write_bytes(b"precious\n")
+    with pytest.raises(SessionWriteError, match="already exists"):
+        write_new_file(target, b"new\n")
+    assert target.read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken.jsonl"]  # no temporary file left
+    fresh = tmp_path / "fresh.jsonl"
+    write_new_file(fresh, b"new\n")
+    assert fresh.read_bytes() == b"new\n"
