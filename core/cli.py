@@ -7,6 +7,7 @@ a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -34,7 +35,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _emit_json(value: object) -> None:
-    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except (TypeError, orjson.JSONEncodeError):
+        # Lone surrogates (from a "\ud800" escape, which JSON.parse accepts) cannot be UTF-8. Write them
+        # back as the same escapes, as JSON.stringify does; everything else is written as orjson would.
+        data = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data + b"\n")
 
 
 def _out(text: str) -> None:
@@ -293,14 +301,24 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 problems found or failed, 2 bad usage)."""
+    """Run the CLI; returns the exit status (0 ok, 1 problems found or failed, 2 bad usage, 70 a bug)."""
     parser = build_parser()
+    for stream in (sys.stdout, sys.stderr):
+        # Text from damaged files may hold lone surrogates; print them as escapes, never crash on them.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             parser.print_help()
             return 0
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # inside the try: a reader that went away is not an error
+        return status
     except _UsageError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 2
@@ -313,6 +331,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as err:  # e.g. the disk filled up while writing the output
+        where = f" ({err.filename})" if err.filename else ""
+        print(f"{PROG}: {err.strerror or err}{where}.", file=sys.stderr)
+        return 1
+    except Exception as err:
+        # A bug, not a user error: still one line, and the traceback only when asked for.
+        if os.environ.get("PRIME_SESSIONS_DEBUG"):
+            raise
+        print(
+            f"{PROG}: internal error: {type(err).__name__}: {err} (set PRIME_SESSIONS_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return 70
 
 
 if __name__ == "__main__":

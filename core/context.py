@@ -26,11 +26,6 @@ DEFAULT_LEAF: Any = _DefaultLeaf()
 _MISSING = object()
 _MESSAGE_KINDS = ("message", "custom_message", "branch_summary")
 
-# Entry kinds that can contribute a message or a setting; everything else is skipped unread.
-_CONTEXT_KINDS = frozenset(
-    {"message", "custom_message", "branch_summary", "compaction", "thinking_level_change", "model_change"}
-)
-
 
 def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
     """Return ``{"messages", "thinkingLevel", "model"}`` as the reference computes it for ``leaf``.
@@ -55,58 +50,38 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
     if target is None:
         return empty
     path = session.path_to(target.id)
-    wanted = [e for e in path if e.kind in _CONTEXT_KINDS]
-    bodies = dict(zip((id(e) for e in wanted), session.bodies(wanted), strict=True))
+
+    # Only the last thinking change, the last model-bearing entry and the last compaction on the path
+    # decide the settings, so only their bodies (and those of the emitted entries) are read: a long
+    # compacted session reads a few hundred lines, not the whole path.
+    last_thinking = last_model = last_compaction = -1
+    for index, entry in enumerate(path):
+        kind = entry.kind
+        if kind == "thinking_level_change":
+            last_thinking = index
+        elif kind == "model_change" or (kind == "message" and entry.role == "assistant"):
+            last_model = index
+        elif kind == "compaction":
+            last_compaction = index
+
+    settings = [path[i] for i in (last_thinking, last_model, last_compaction) if i >= 0]
+    bodies = dict(zip((id(e) for e in settings), session.bodies(settings), strict=True))
 
     thinking: object = "off"
+    if last_thinking >= 0:
+        thinking = bodies[id(path[last_thinking])].get("thinkingLevel", _MISSING)
     model: object = None
-    compaction = None
-    for entry in wanted:
-        kind = entry.kind
+    if last_model >= 0:
+        entry = path[last_model]
         body = bodies[id(entry)]
-        if kind == "thinking_level_change":
-            thinking = body.get("thinkingLevel", _MISSING)
-        elif kind == "model_change":
+        if entry.kind == "model_change":
             model = _pick(body, provider="provider", modelId="modelId")
-        elif kind == "message" and entry.role == "assistant":
+        else:
             model = _pick(body["message"], provider="provider", modelId="model")
-        elif kind == "compaction":
-            compaction = entry
 
     messages: list[Any] = []
-
-    def emit(entry_: Any) -> None:
-        if entry_.kind not in _MESSAGE_KINDS:
-            return
-        body_ = bodies[id(entry_)]
-        if entry_.kind == "message":
-            if "message" in body_:
-                messages.append(body_["message"])
-        elif entry_.kind == "custom_message":
-            messages.append(
-                _pick(
-                    body_,
-                    role=("custom",),
-                    customType="customType",
-                    content="content",
-                    display="display",
-                    details="details",
-                    timestamp=(js_date_ms(body_.get("timestamp")),),
-                )
-            )
-        elif js_truthy(body_.get("summary")):
-            messages.append(
-                _pick(
-                    body_,
-                    role=("branchSummary",),
-                    summary="summary",
-                    fromId="fromId",
-                    timestamp=(js_date_ms(body_.get("timestamp")),),
-                )
-            )
-
-    if compaction is not None:
-        body = bodies[id(compaction)]
+    if last_compaction >= 0:
+        body = bodies[id(path[last_compaction])]
         messages.append(
             _pick(
                 body,
@@ -117,19 +92,43 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
             )
         )
         first_kept = body.get("firstKeptEntryId", _MISSING)
-        position = next(i for i, e in enumerate(path) if e is compaction)
-        keeping = False
-        # firstKeptEntryId may name any entry on the path, not only one that makes a message.
-        for entry in path[:position]:
-            if entry.id == first_kept:
-                keeping = True
-            if keeping:
-                emit(entry)
-        for entry in path[position + 1 :]:
-            emit(entry)
+        # firstKeptEntryId may name any entry on the path, not only one that makes a message; when it
+        # is not on the path before the compaction, nothing before the compaction is kept.
+        start = next((i for i in range(last_compaction) if path[i].id == first_kept), last_compaction)
+        shown = path[start:last_compaction] + path[last_compaction + 1 :]
     else:
-        for entry in wanted:
-            emit(entry)
+        shown = path
+    emitted = [e for e in shown if e.kind in _MESSAGE_KINDS]
+    needed = [e for e in emitted if id(e) not in bodies]
+    bodies.update(zip((id(e) for e in needed), session.bodies(needed), strict=True))
+
+    for entry in emitted:
+        body = bodies[id(entry)]
+        if entry.kind == "message":
+            if "message" in body:
+                messages.append(body["message"])
+        elif entry.kind == "custom_message":
+            messages.append(
+                _pick(
+                    body,
+                    role=("custom",),
+                    customType="customType",
+                    content="content",
+                    display="display",
+                    details="details",
+                    timestamp=(js_date_ms(body.get("timestamp")),),
+                )
+            )
+        elif js_truthy(body.get("summary")):
+            messages.append(
+                _pick(
+                    body,
+                    role=("branchSummary",),
+                    summary="summary",
+                    fromId="fromId",
+                    timestamp=(js_date_ms(body.get("timestamp")),),
+                )
+            )
 
     result: dict[str, Any] = {"messages": messages}
     if thinking is not _MISSING:

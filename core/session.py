@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from core.tree import SessionTree
 CURRENT_VERSION = 3
 _CHUNK = 4 << 20  # 4 MiB: large enough that per-chunk overhead vanishes, small enough for memory
 _GUARD = 4096  # bytes remembered at the head and before the read end, to notice replaced files
+_FULL_CHECK = 8 << 20  # refresh re-checksums everything read when it is this small (a few ms at most)
 _HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second format document)
 
 
@@ -176,6 +178,11 @@ class Session:
     def diagnostics(self) -> list[Diagnostic]:
         """Everything wrong with the file: reading problems, then tree problems, by line."""
         found = list(self._diagnostics)
+        if not self._header_seen:
+            # Nothing parsed as a header or an entry: an empty file, blank lines, or only bad lines.
+            # (A file whose first parsed line is an entry is reported at that line instead.)
+            what = "is empty" if self._line_no == 0 and self._tail_diagnostic is None else "has no entries"
+            found.append(Diagnostic(0, "missing-header", f"The file {what}; it has no session header."))
         if self._tail_diagnostic is not None:
             found.append(self._tail_diagnostic)
         found.extend(self.tree.diagnostics)
@@ -218,7 +225,7 @@ class Session:
         """Full entry objects for several entries, in the order given, with one open file."""
         items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self.path, _READ_FLAGS)
         except OSError as err:
             raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
         try:
@@ -268,20 +275,8 @@ class Session:
 
     # ------------------------------------------------------------------ reading
     def _load(self) -> None:
+        fd, st = _open_regular(self.path, "does not exist")
         try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError as err:
-            raise SessionReadError(f"{self.path} does not exist.") from err
-        except IsADirectoryError as err:
-            raise SessionReadError(f"{self.path} is a folder, not a session file.") from err
-        except PermissionError as err:
-            raise SessionReadError(f"You do not have permission to read {self.path}.") from err
-        except OSError as err:
-            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
-        try:
-            st = os.fstat(fd)
-            if not _is_regular(st.st_mode):
-                raise SessionReadError(f"{self.path} is not a regular file.")
             self._identity = (st.st_dev, st.st_ino)
             self._read_from(fd, 0)
         except OSError as err:
@@ -295,7 +290,7 @@ class Session:
         offset = start
         line_no = self._line_no
         crc = self._crc
-        carry = b""
+        pending: list[bytes] = []  # the start of a line longer than what was read so far
         position = start
         ingest = self._ingest
         while True:
@@ -303,16 +298,26 @@ class Session:
             if not chunk:
                 break
             position += len(chunk)
-            buffer = carry + chunk if carry else chunk
+            if b"\n" not in chunk:
+                # Inside one long line (a big image or tool output): collect the pieces and join them
+                # once, rather than re-joining and re-splitting a growing buffer for every chunk.
+                pending.append(chunk)
+                continue
+            if pending:
+                pending.append(chunk)
+                buffer = b"".join(pending)
+            else:
+                buffer = chunk
             parts = buffer.split(b"\n")
-            carry = parts.pop()
-            consumed = len(buffer) - len(carry)
-            if consumed:
-                crc = zlib.crc32(memoryview(buffer)[:consumed], crc)
+            tail = parts.pop()
+            pending = [tail] if tail else []
+            consumed = len(buffer) - len(tail)
+            crc = zlib.crc32(memoryview(buffer)[:consumed], crc)
             for raw in parts:
                 line_no += 1
                 ingest(raw, line_no, offset)
                 offset += len(raw) + 1
+        carry = b"".join(pending)
         self._tail_diagnostic = None
         self._unterminated = False
         if carry and not carry.isspace():
@@ -356,12 +361,15 @@ class Session:
         if not raw or raw.isspace():
             return
         obj, note = decode_line(raw)
-        if obj is None:
-            self._diag(line_no, "invalid-json", "The line is not valid JSON; it was skipped.")
-            return
-        self._ordinal += 1
         if note is not None:
-            self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
+            if note == "invalid-json":  # (a line holding ``null`` parses to None with no note)
+                self._diag(line_no, "invalid-json", "The line is not valid JSON; it was skipped.")
+                return
+            if note == "bom":
+                self._diag(line_no, "variant", "The line starts with a byte order mark; it was ignored.")
+            else:
+                self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
+        self._ordinal += 1
         if type(obj) is not dict:
             if self.version < 2:
                 self._by_ordinal.append(None)
@@ -528,16 +536,15 @@ class Session:
         """Read what was appended since the last read, or reload when the file was replaced.
 
         A partial last line is held back until its newline arrives. A file that shrank, was replaced
-        (different inode), or whose first or last-read bytes changed is read again whole.
+        (different inode), or whose bytes already read changed (the first and last 4 KiB are always
+        compared; everything when at most 8 MiB has been read) is read again whole.
+
+        Raises:
+            SessionReadError: the file was deleted, is no longer a regular file, or cannot be read;
+                when it cannot even be opened, the index is left as it was.
         """
+        fd, st = _open_regular(self.path, "was deleted or moved")
         try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError as err:
-            raise SessionReadError(f"{self.path} was deleted or moved.") from err
-        except OSError as err:
-            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
-        try:
-            st = os.fstat(fd)
             reason = self._replaced_reason(fd, st)
             if reason is None and self._unterminated and st.st_size > self._read_end:
                 if os.pread(fd, 1, self._read_end) != b"\n":
@@ -555,10 +562,18 @@ class Session:
                 self._crc = zlib.crc32(b"\n", self._crc)
                 self._read_end = start = start + 1
             return RefreshResult(self._read_from(fd, start))
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
         finally:
             os.close(fd)
 
-    def _replaced_reason(self, fd: int, st: os.stat_result) -> str | None:
+    def _replaced_reason(self, fd: int, st: os.stat_result, full: bool = False) -> str | None:
+        """Why the bytes read so far are no longer what is on disk, or None when they still are.
+
+        The inode, the size and the first and last 4 KiB read are always compared. The checksum of
+        everything read is compared too when ``full`` is set or the part read is small enough
+        (:data:`_FULL_CHECK`) for that to be cheap, so an edit in the middle is noticed as well.
+        """
         if self._identity != (st.st_dev, st.st_ino):
             return "The file was replaced."
         if st.st_size < self._read_end:
@@ -567,27 +582,32 @@ class Session:
             return "The beginning of the file changed."
         if self._tail_guard(fd) != self._tail:
             return "Lines already read were changed."
+        if (full or self._read_end <= _FULL_CHECK) and self._checksum(fd) != self._crc:
+            return "Lines already read were changed."
         return None
+
+    def _checksum(self, fd: int) -> int | None:
+        """crc32 of the bytes ``[0, read end)`` as they are on disk now; None when fewer are there."""
+        crc = 0
+        position = 0
+        while position < self._read_end:
+            chunk = os.pread(fd, min(_CHUNK, self._read_end - position), position)
+            if not chunk:
+                return None
+            crc = zlib.crc32(chunk, crc)
+            position += len(chunk)
+        return crc
 
     def unchanged_on_disk(self) -> bool:
         """True when the bytes indexed so far are still exactly on disk (a full re-read and checksum)."""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self.path, _READ_FLAGS)
         except OSError:
             return False
         try:
-            st = os.fstat(fd)
-            if self._replaced_reason(fd, st) is not None:
-                return False
-            crc = 0
-            position = 0
-            while position < self._read_end:
-                chunk = os.pread(fd, min(_CHUNK, self._read_end - position), position)
-                if not chunk:
-                    return False
-                crc = zlib.crc32(chunk, crc)
-                position += len(chunk)
-            return crc == self._crc
+            return self._replaced_reason(fd, os.fstat(fd), full=True) is None
+        except OSError:
+            return False
         finally:
             os.close(fd)
 
@@ -615,7 +635,43 @@ def usage_totals(usage: object) -> tuple[int | float, float]:
     return tokens, float(total)
 
 
-def _is_regular(mode: int) -> bool:
-    import stat
+# A plain open() of a FIFO named *.jsonl would block until a writer appears; O_NONBLOCK makes it
+# return at once so the file-type check below can refuse it. It changes nothing for regular files.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
-    return stat.S_ISREG(mode)
+
+def _open_regular(path: str, missing: str) -> tuple[int, os.stat_result]:
+    """Open ``path`` for reading and check it is a regular file; every failure is a SessionReadError.
+
+    Args:
+        path: the session file.
+        missing: how to finish the sentence "<path> ..." when the file does not exist.
+
+    Returns:
+        The open descriptor (the caller closes it) and its ``fstat``.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError as err:
+        raise SessionReadError(f"{path} {missing}.") from err
+    except IsADirectoryError as err:
+        raise SessionReadError(f"{path} is a folder, not a session file.") from err
+    except PermissionError as err:
+        if os.path.isdir(path):  # Windows refuses to open folders with a permission error
+            raise SessionReadError(f"{path} is a folder, not a session file.") from err
+        raise SessionReadError(f"You do not have permission to read {path}.") from err
+    except OSError as err:
+        raise SessionReadError(f"Cannot read {path}: {err.strerror or err}.") from err
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise SessionReadError(f"{path} is a folder, not a session file.")
+        if not stat.S_ISREG(st.st_mode):
+            raise SessionReadError(f"{path} is not a regular file.")
+    except OSError as err:
+        os.close(fd)
+        raise SessionReadError(f"Cannot read {path}: {err.strerror or err}.") from err
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
