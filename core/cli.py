@@ -7,20 +7,17 @@ a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import orjson
 
-from core.context import DEFAULT_LEAF, build_context
-from core.discovery import default_roots, find_session_files
 from core.errors import PrimeSessionsError
-from core.preview import entry_preview
 from core.session import Session, load_session
-from core.summary import SessionSummary, summarize
+
+# Modules only some commands need are imported inside those commands: `check` on a large file is
+# measured against a bare parse, whole process, so start-up time counts.
 
 PROG = "prime-sessions"
 
@@ -40,6 +37,8 @@ def _emit_json(value: object) -> None:
     except (TypeError, orjson.JSONEncodeError):
         # Lone surrogates (from a "\ud800" escape, which JSON.parse accepts) cannot be UTF-8. Write them
         # back as the same escapes, as JSON.stringify does; everything else is written as orjson would.
+        import json
+
         data = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
     sys.stdout.flush()
     sys.stdout.buffer.write(data + b"\n")
@@ -51,6 +50,11 @@ def _out(text: str) -> None:
 
 # ---------------------------------------------------------------------------- list
 def _list(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.discovery import default_roots, find_session_files
+    from core.summary import SessionSummary, summarize
+
     roots = [Path(r) for r in args.roots] if args.roots else default_roots()
     for root in args.roots or []:
         if not Path(root).exists():
@@ -94,6 +98,9 @@ def _list(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- show
 def _show(args: argparse.Namespace) -> int:
+    from core.preview import entry_preview
+    from core.summary import summarize
+
     session = load_session(args.file)
     s = summarize(session)
     _out(f"Session   {s.id}")
@@ -120,6 +127,8 @@ def _show(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- context
 def _context(args: argparse.Namespace) -> int:
+    from core.context import DEFAULT_LEAF, build_context
+
     session = load_session(args.file)
     leaf: object = DEFAULT_LEAF
     if args.leaf is not None:
@@ -151,6 +160,8 @@ def tree_json(session: Session) -> dict:
 
 
 def _tree(args: argparse.Namespace) -> int:
+    from core.preview import entry_preview
+
     session = load_session(args.file)
     if args.json:
         _emit_json(tree_json(session))

@@ -8,8 +8,6 @@ non-empty branch_summary entries become messages. Bookkeeping entries contribute
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.entry import js_truthy
 from core.session import Session
 from core.timefmt import js_date_ms
@@ -20,7 +18,7 @@ class _DefaultLeaf:
         return "DEFAULT_LEAF"
 
 
-DEFAULT_LEAF: Any = _DefaultLeaf()
+DEFAULT_LEAF: object = _DefaultLeaf()
 """Pass as ``leaf`` to use the session's own leaf (the last entry in file order)."""
 
 _MISSING = object()
@@ -79,7 +77,7 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
         else:
             model = _pick(body["message"], provider="provider", modelId="model")
 
-    messages: list[Any] = []
+    messages: list[object] = []
     if last_compaction >= 0:
         body = bodies[id(path[last_compaction])]
         messages.append(
@@ -130,16 +128,16 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
                 )
             )
 
-    result: dict[str, Any] = {"messages": messages}
+    result: dict[str, object] = {"messages": messages}
     if thinking is not _MISSING:
         result["thinkingLevel"] = thinking
     result["model"] = model
     return result
 
 
-def _pick(source: dict, **fields: Any) -> dict:
+def _pick(source: dict, **fields: object) -> dict:
     """Build a dict from ``source`` keys (a str) or constants (a 1-tuple); absent keys stay absent."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for name, spec in fields.items():
         if isinstance(spec, tuple):
             out[name] = spec[0]

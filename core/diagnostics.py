@@ -6,7 +6,6 @@ Damaged input is normal input. Every bad line, cycle, orphan or truncated write 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -38,9 +37,8 @@ KINDS: dict[str, Severity] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One problem found in a session file.
+    """One problem found in a session file (immutable).
 
     Attributes:
         line: 1-based line number in the file (0 when the problem is about the whole file).
@@ -49,10 +47,28 @@ class Diagnostic:
         entry_id: the entry concerned, when there is one.
     """
 
-    line: int
-    kind: str
-    message: str
-    entry_id: str | None = None
+    __slots__ = ("entry_id", "kind", "line", "message")
+
+    def __init__(self, line: int, kind: str, message: str, entry_id: str | None = None) -> None:
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "entry_id", entry_id)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Diagnostic is immutable")
+
+    def _key(self) -> tuple:
+        return (self.line, self.kind, self.message, self.entry_id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Diagnostic) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({self.line}, {self.kind!r}, {self.message!r}, {self.entry_id!r})"
 
     @property
     def severity(self) -> Severity:

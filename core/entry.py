@@ -7,6 +7,8 @@ and decodes the full entry when someone asks for it.
 
 from __future__ import annotations
 
+from core.timefmt import js_date_ms
+
 # Entry types of the format document. The reference knows the first nine; the rest are Prime Agent
 # bookkeeping types that never enter model context.
 KNOWN_TYPES = frozenset(
@@ -88,7 +90,6 @@ class Entry:
         "role",
         "synthetic",
         "timestamp",
-        "ts_ms",
         "type",
     )
 
@@ -99,7 +100,6 @@ class Entry:
         type: str,
         kind: str,
         timestamp: object,
-        ts_ms: int | float | None,
         line: int,
         offset: int,
         length: int,
@@ -112,13 +112,21 @@ class Entry:
         self.type = type
         self.kind = kind
         self.timestamp = timestamp
-        self.ts_ms = ts_ms
         self.line = line
         self.offset = offset
         self.length = length
         self.role = role
         self.synthetic = synthetic
         self.info = info
+
+    @property
+    def ts_ms(self) -> int | float | None:
+        """``timestamp`` in ms since the epoch, None when it does not parse.
+
+        Computed when asked: only sibling sorting needs it, and converting 20,000 timestamps on every
+        load is measurable.
+        """
+        return js_date_ms(self.timestamp)
 
     @property
     def is_known(self) -> bool:

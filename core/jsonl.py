@@ -7,7 +7,6 @@ we fall back to the standard library only for lines orjson refuses; the common c
 
 from __future__ import annotations
 
-import json
 import math
 
 import orjson
@@ -35,7 +34,16 @@ def _js_float(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-_lenient = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_js_int, parse_float=_js_float)
+_lenient = None  # the standard library's decoder, made on first need (most files never need it)
+
+
+def _fallback_decoder() -> object:
+    global _lenient
+    if _lenient is None:
+        import json
+
+        _lenient = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_js_int, parse_float=_js_float)
+    return _lenient
 
 
 def decode_line(line: bytes) -> tuple[object, str | None]:
@@ -64,6 +72,6 @@ def decode_line(line: bytes) -> tuple[object, str | None]:
         text = line.decode("utf-8", errors="replace")
         note = "invalid-utf8"
     try:
-        return _lenient.decode(text.strip()), note
+        return _fallback_decoder().decode(text.strip()), note
     except (ValueError, RecursionError):
         return None, "invalid-json"

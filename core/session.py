@@ -14,21 +14,23 @@ so the same file gives the same ids on every load (the reference draws random on
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
+import orjson
 
 from core.diagnostics import Diagnostic
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry, js_truthy
 from core.errors import SessionReadError
 from core.jsonl import decode_line
 from core.text import message_text
-from core.timefmt import js_date_ms
+from core.timefmt import is_valid_timestamp, js_date_ms
 from core.tree import SessionTree
 
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
 CURRENT_VERSION = 3
 _CHUNK = 4 << 20  # 4 MiB: large enough that per-chunk overhead vanishes, small enough for memory
 _GUARD = 4096  # bytes remembered at the head and before the read end, to notice replaced files
@@ -36,7 +38,6 @@ _FULL_CHECK = 8 << 20  # refresh re-checksums everything read when it is this sm
 _HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second format document)
 
 
-@dataclass
 class RefreshResult:
     """What :meth:`Session.refresh` found.
 
@@ -46,9 +47,17 @@ class RefreshResult:
         reason: why it was reloaded, as a sentence; None when it was not.
     """
 
-    appended: list[Entry] = field(default_factory=list)
-    reloaded: bool = False
-    reason: str | None = None
+    __slots__ = ("appended", "reason", "reloaded")
+
+    def __init__(
+        self, appended: list[Entry] | None = None, reloaded: bool = False, reason: str | None = None
+    ) -> None:
+        self.appended = appended if appended is not None else []
+        self.reloaded = reloaded
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"RefreshResult({len(self.appended)} appended, {self.reloaded=}, {self.reason=})"
 
     @property
     def changed(self) -> bool:
@@ -357,17 +366,19 @@ class Session:
         self._diagnostics.append(Diagnostic(line, kind, message, entry_id))
 
     def _ingest(self, raw: bytes, line_no: int, offset: int) -> None:
-        """Index one line. This is the hot path: keep it to dictionary lookups."""
+        """Index one line. This is the hot path (once per line of every file): keep it to lookups."""
         if not raw or raw.isspace():
             return
-        obj, note = decode_line(raw)
-        if note is not None:
-            if note == "invalid-json":  # (a line holding ``null`` parses to None with no note)
+        try:
+            obj = _loads(raw)
+        except _JSONDecodeError:
+            obj, note = decode_line(raw)
+            if note == "invalid-json":
                 self._diag(line_no, "invalid-json", "The line is not valid JSON; it was skipped.")
                 return
             if note == "bom":
                 self._diag(line_no, "variant", "The line starts with a byte order mark; it was ignored.")
-            else:
+            elif note is not None:
                 self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
         self._ordinal += 1
         if type(obj) is not dict:
@@ -391,77 +402,65 @@ class Session:
                 "missing-header",
                 "The file does not start with a session header; its entries are shown without one.",
             )
-        if not isinstance(typ, str):
-            typ = ""
-        kind = typ if typ in KNOWN_TYPES else TYPE_ALIASES.get(typ, typ or "(no type)")
-        previous = self.entries[-1].id if self.entries else None
-        synthetic = False
-        if self.version < 2:
-            entry_id = self._synthesise_id(line_no)
-            parent_id = previous
-            synthetic = True
+        if typ in KNOWN_TYPES:
+            kind = typ
         else:
-            entry_id = obj.get("id")
-            if type(entry_id) is not str or not entry_id:
-                entry_id = self._synthesise_id(line_no)
-                parent_id = previous
-                synthetic = True
-                self._diag(
-                    line_no, "missing-id", "The entry has no id; it was given one and chained.", entry_id
-                )
-            else:
-                parent_id = obj.get("parentId")
-                if parent_id is not None and type(parent_id) is not str:
-                    self._diag(
-                        line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id
-                    )
-                    parent_id = None
+            if type(typ) is not str:
+                typ = ""
+            kind = TYPE_ALIASES.get(typ, typ or "(no type)")
+        legacy = self.version < 2
+        entry_id = None if legacy else obj.get("id")
+        synthetic = False
+        if type(entry_id) is str and entry_id:
+            parent_id = obj.get("parentId")
+            if parent_id is not None and type(parent_id) is not str:
+                self._diag(line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id)
+                parent_id = None
+        else:
+            entries = self.entries
+            parent_id = entries[-1].id if entries else None
+            entry_id = self._synthesise_id(line_no)
+            synthetic = True
+            if not legacy:
+                message = "The entry has no id; it was given one and chained."
+                self._diag(line_no, "missing-id", message, entry_id)
         timestamp = obj.get("timestamp")
-        ts_ms = js_date_ms(timestamp)
-        if ts_ms is None:
+        if not is_valid_timestamp(timestamp):
             self._diag(line_no, "invalid-timestamp", "The entry timestamp is missing or invalid.", entry_id)
-        entry = Entry(
-            entry_id, parent_id, typ, kind, timestamp, ts_ms, line_no, offset, len(raw), synthetic=synthetic
-        )
+        entry = Entry(entry_id, parent_id, typ, kind, timestamp, line_no, offset, len(raw), None, synthetic)
         if kind == "message":
             self._index_message(entry, obj)
-        elif kind == "label":
-            self._index_label(entry, obj)
-        elif kind == "session_info":
-            name = obj.get("name")
-            if name is None or isinstance(name, str):
-                self._name = name.strip() or None if name else None
-                entry.info = self._name
-            else:
-                self._diag(
-                    line_no, "invalid-field", "The session name is not text; it was ignored.", entry_id
-                )
-        elif kind == "model_change":
-            provider, model = obj.get("provider"), obj.get("modelId")
-            if isinstance(model, str):
-                self.models[f"{provider}/{model}" if isinstance(provider, str) else model] = None
-        elif kind == "compaction":
-            entry.info = obj.get("tokensBefore")
-        elif kind == "child_usage_attributed":
-            target, usage = obj.get("targetId"), obj.get("aggregateUsage")
-            if isinstance(target, str) and isinstance(usage, dict):
-                self._usage_overrides[target] = usage
-        if kind not in KNOWN_TYPES:
+        elif kind in KNOWN_TYPES:
+            if kind == "label":
+                self._index_label(entry, obj)
+            elif kind == "session_info":
+                self._index_name(entry, obj)
+            elif kind == "model_change":
+                provider, model = obj.get("provider"), obj.get("modelId")
+                if type(model) is str:
+                    self.models[f"{provider}/{model}" if type(provider) is str else model] = None
+            elif kind == "compaction":
+                entry.info = obj.get("tokensBefore")
+            elif kind == "child_usage_attributed":
+                target, usage = obj.get("targetId"), obj.get("aggregateUsage")
+                if type(target) is str and type(usage) is dict:
+                    self._usage_overrides[target] = usage
+            if typ != kind:
+                self._diag(line_no, "variant", f"Entry type {typ!r} was read as {kind!r}.", entry_id)
+        else:
             shown = repr(typ) if typ else "(none)"
             self._diag(line_no, "unknown-type", f"Unknown entry type {shown}; kept as it is.", entry_id)
-        elif typ != kind:
-            self._diag(line_no, "variant", f"Entry type {typ!r} was read as {kind!r}.", entry_id)
         self.entries.append(entry)
-        earlier = self.by_id.get(entry_id)
-        if earlier is not None:
+        by_id = self.by_id
+        if entry_id in by_id:
             self._diag(
                 line_no,
                 "duplicate-id",
-                f"Id {entry_id} was already used on line {earlier.line}; this later entry wins.",
+                f"Id {entry_id} was already used on line {by_id[entry_id].line}; this later entry wins.",
                 entry_id,
             )
-        self.by_id[entry_id] = entry
-        if self.version < 2:
+        by_id[entry_id] = entry
+        if legacy:
             self._by_ordinal.append(entry)
 
     def _take_header(self, obj: dict, line_no: int) -> None:
@@ -490,24 +489,40 @@ class Session:
             self._diag(entry.line, "invalid-field", "The message entry has no message object.", entry.id)
             return
         role = message.get("role")
+        if type(role) is not str:
+            return
         if role == "hookMessage" and self.version < 3:
             role = "custom"
-        entry.role = role if isinstance(role, str) else None
-        if (role == "user" or role == "assistant") and "content" in message:
-            moment = message.get("timestamp")
-            if isinstance(moment, bool) or not isinstance(moment, int | float):
-                moment = entry.ts_ms
-            if moment is not None and (self.last_activity_ms is None or moment > self.last_activity_ms):
-                self.last_activity_ms = moment
-            if role == "user" and not self.first_message:
-                self.first_message = message_text(message.get("content"))
+        entry.role = role
         if role == "assistant":
-            usage = message.get("usage")
-            tokens, cost = usage_totals(usage)
-            provider, model = message.get("provider"), message.get("model")
-            if isinstance(model, str):
-                self.models[f"{provider}/{model}" if isinstance(provider, str) else model] = None
+            if "content" in message:
+                self._note_activity(entry, message)
+            tokens, cost = usage_totals(message.get("usage"))
+            model = message.get("model")
+            if type(model) is str:
+                provider = message.get("provider")
+                self.models[f"{provider}/{model}" if type(provider) is str else model] = None
             entry.info = (tokens, cost, message.get("stopReason"))
+        elif role == "user" and "content" in message:
+            self._note_activity(entry, message)
+            if not self.first_message:
+                self.first_message = message_text(message.get("content"))
+
+    def _note_activity(self, entry: Entry, message: dict) -> None:
+        # The reference's "modified": the newest user/assistant message time, else the entry time.
+        moment = message.get("timestamp")
+        if type(moment) is not int and type(moment) is not float:
+            moment = entry.ts_ms
+        if moment is not None and (self.last_activity_ms is None or moment > self.last_activity_ms):
+            self.last_activity_ms = moment
+
+    def _index_name(self, entry: Entry, obj: dict) -> None:
+        name = obj.get("name")
+        if name is None or type(name) is str:
+            self._name = (name.strip() or None) if name else None
+            entry.info = self._name
+        else:
+            self._diag(entry.line, "invalid-field", "The session name is not text; it was ignored.", entry.id)
 
     def _index_label(self, entry: Entry, obj: dict) -> None:
         target, label = obj.get("targetId"), obj.get("label")
@@ -523,6 +538,8 @@ class Session:
             self._labels.pop(target, None)
 
     def _synthesise_id(self, line_no: int) -> str:
+        import hashlib  # only legacy files need it; keep it off the start-up path
+
         seed = f"{self.session_id or self.path}\0{line_no}".encode()
         salt = 0
         while True:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
+_fromisoformat = datetime.fromisoformat
 
 
 def js_date_ms(value: object) -> int | float | None:
@@ -31,6 +32,17 @@ def js_date_ms(value: object) -> int | float | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return (parsed - _EPOCH) // _MS
+
+
+def is_valid_timestamp(value: object) -> bool:
+    """True when :func:`js_date_ms` gives a number; fast for the ISO strings the reference writes."""
+    if type(value) is str:
+        try:
+            _fromisoformat(value)
+            return True
+        except ValueError:
+            pass
+    return js_date_ms(value) is not None
 
 
 def iso_from_ms(ms: float | None) -> str | None:

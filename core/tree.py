@@ -58,26 +58,27 @@ class SessionTree:
             if len(siblings) > 1:
                 siblings.sort(key=_sort_key)
         self.root_ids = {e.id for e in self.roots}
-        self._order = self._walk(self.roots, set())
+        self._order = self._walk(self.roots)
         if len(self._order) < len(nodes):
             self._break_cycles(nodes, by_id)
 
     def _diag(self, entry: Entry, kind: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(entry.line, kind, message, entry.id))
 
-    def _walk(self, starts: list[Entry], seen: set[str]) -> list[str]:
+    def _walk(self, starts: list[Entry]) -> list[str]:
+        # Every node sits in exactly one place (the roots or one parent's children), and a loop is
+        # never reachable from a root or from the entry where it was cut, so no visited set is needed.
         order: list[str] = []
-        stack = list(reversed(starts))
-        children = self.children
+        append = order.append
+        stack = starts[::-1]
+        pop, extend = stack.pop, stack.extend
+        get = self.children.get
         while stack:
-            entry = stack.pop()
-            if entry.id in seen:
-                continue
-            seen.add(entry.id)
-            order.append(entry.id)
-            kids = children.get(entry.id)
+            entry_id = pop().id
+            append(entry_id)
+            kids = get(entry_id)
             if kids:
-                stack.extend(reversed(kids))
+                extend(kids[::-1])
         return order
 
     def _break_cycles(self, nodes: list[Entry], by_id: dict[str, Entry]) -> None:
@@ -112,7 +113,9 @@ class SessionTree:
             )
             self.roots.append(breaker)
             self.root_ids.add(breaker.id)
-            self._order.extend(self._walk([breaker], seen))
+            walked = self._walk([breaker])
+            seen.update(walked)
+            self._order.extend(walked)
 
     @property
     def order(self) -> list[str]:

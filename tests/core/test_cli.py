@@ -434,11 +434,12 @@ def test_an_unexpected_error_is_one_line_too(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import core.cli
+    import core.context
 
     def broken(*_args: object, **_kwargs: object) -> dict:
         raise RuntimeError("something impossible")
 
-    monkeypatch.setattr(core.cli, "build_context", broken)
+    monkeypatch.setattr(core.context, "build_context", broken)
     monkeypatch.delenv("PRIME_SESSIONS_DEBUG", raising=False)
     assert core.cli.main(["context", str(LINEAR)]) == 70
     captured = capsys.readouterr()
