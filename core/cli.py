@@ -69,7 +69,7 @@ def _list(args: argparse.Namespace) -> int:
                 continue
             seen.add(key)
             try:
-                session = load_session(path)
+                session = load_session(path, checksum=False)
             except PrimeSessionsError as err:
                 problems.append(str(err))
                 continue
@@ -101,7 +101,7 @@ def _show(args: argparse.Namespace) -> int:
     from core.preview import entry_preview
     from core.summary import summarize
 
-    session = load_session(args.file)
+    session = load_session(args.file, checksum=False)
     s = summarize(session)
     _out(f"Session   {s.id}")
     _out(f"File      {s.path}")
@@ -129,7 +129,7 @@ def _show(args: argparse.Namespace) -> int:
 def _context(args: argparse.Namespace) -> int:
     from core.context import DEFAULT_LEAF, build_context
 
-    session = load_session(args.file)
+    session = load_session(args.file, checksum=False)
     leaf: object = DEFAULT_LEAF
     if args.leaf is not None:
         leaf = None if args.leaf == "null" else args.leaf
@@ -162,7 +162,7 @@ def tree_json(session: Session) -> dict:
 def _tree(args: argparse.Namespace) -> int:
     from core.preview import entry_preview
 
-    session = load_session(args.file)
+    session = load_session(args.file, checksum=False)
     if args.json:
         _emit_json(tree_json(session))
         return 0
@@ -187,7 +187,7 @@ def _check(args: argparse.Namespace) -> int:
     status = 0
     for file in args.files:
         try:
-            session = load_session(file)
+            session = load_session(file, checksum=False)
         except PrimeSessionsError as err:
             print(f"{PROG}: {err}", file=sys.stderr)
             status = 1
@@ -200,7 +200,8 @@ def _check(args: argparse.Namespace) -> int:
         if problems:
             status = 1
         verdict = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else "ok"
-        _out(f"{file}: {verdict} ({len(session.entries)} entries, {len(session.tree.order)} in the tree)")
+        # Every distinct id is one tree node (loops are cut, duplicates resolved), so by_id is the count.
+        _out(f"{file}: {verdict} ({len(session.entries)} entries, {len(session.by_id)} in the tree)")
     return status
 
 
@@ -246,7 +247,7 @@ def _clone(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for the app's own entry point)."""
     parser = _Parser(prog=PROG, description="Find, read, check and safely edit Prime Agent sessions.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("list", help="list sessions (default: every known session folder)")
@@ -300,6 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dest", help="folder for the new file")
     p.set_defaults(run=_clone)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    # argparse's own "version" action needs the string when the parser is built; looking it up in the
+    # package metadata costs ~30 ms, so do it only when --version is given.
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        _out(f"{PROG} {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

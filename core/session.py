@@ -65,9 +65,12 @@ class RefreshResult:
         return self.reloaded or bool(self.appended)
 
 
-def load_session(path: str | os.PathLike[str]) -> Session:
-    """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all."""
-    return Session(path)
+def load_session(path: str | os.PathLike[str], *, checksum: bool = True) -> Session:
+    """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all.
+
+    ``checksum=False`` opens it read-only: slightly faster, but the writer will refuse to append.
+    """
+    return Session(path, checksum=checksum)
 
 
 class Session:
@@ -81,8 +84,11 @@ class Session:
         by_id: entry id -> entry; for duplicate ids the later entry wins, as in the reference.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, checksum: bool = True) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        # The checksum of everything read lets the writer prove that no byte it saw has changed. A
+        # read-only user (the CLI's check, tree, context) can skip it: about 15 ms per 36 MB.
+        self._checksum_enabled = checksum
         self._reset()
         self._load()
 
@@ -96,8 +102,9 @@ class Session:
         self._diagnostics: list[Diagnostic] = []
         self._tail_diagnostic: Diagnostic | None = None
         self._header_seen = False
-        self._ordinal = -1  # index among parsed JSON values; header = 0 (v1 firstKeptEntryIndex)
-        self._by_ordinal: list[Entry | None] = []  # filled for v1 files only
+        # Parsed JSON values in file order, header = 0: what a v1 firstKeptEntryIndex counts. Filled
+        # for v1 files only (the header resets it to [None]).
+        self._by_ordinal: list[Entry | None] = []
         self._labels: dict[str, tuple[str, object]] = {}  # target -> (label, label entry timestamp)
         self._name: str | None = None
         self._usage_overrides: dict[str, dict] = {}  # child_usage_attributed: target -> aggregateUsage
@@ -109,7 +116,9 @@ class Session:
         # file bookkeeping for incremental reads and for the append-only writer
         self._identity: tuple[int, int] | None = None
         self._read_end = 0  # bytes consumed: always just after a newline, or EOF for a final line
-        self._crc = 0  # crc32 of bytes [0, _read_end)
+        self._crc: int | None = 0 if self._checksum_enabled else None  # crc32 of [0, _read_end)
+        self._links_suspect = False  # a parent named before it appears, or a repeated id
+        self._last_model: tuple[object, object] | None = None
         self._head = b""
         self._tail = b""
         self._line_no = 0  # lines consumed so far
@@ -194,7 +203,10 @@ class Session:
             found.append(Diagnostic(0, "missing-header", f"The file {what}; it has no session header."))
         if self._tail_diagnostic is not None:
             found.append(self._tail_diagnostic)
-        found.extend(self.tree.diagnostics)
+        if self._links_suspect or self._tree is not None:
+            # When every parent appeared before its child and no id repeats, there can be no orphan,
+            # self-parent or loop, so the tree need not be built just to find none.
+            found.extend(self.tree.diagnostics)
         found.sort(key=lambda d: d.line)
         return found
 
@@ -320,8 +332,8 @@ class Session:
             parts = buffer.split(b"\n")
             tail = parts.pop()
             pending = [tail] if tail else []
-            consumed = len(buffer) - len(tail)
-            crc = zlib.crc32(memoryview(buffer)[:consumed], crc)
+            if crc is not None:
+                crc = zlib.crc32(memoryview(buffer)[: len(buffer) - len(tail)], crc)
             for raw in parts:
                 line_no += 1
                 ingest(raw, line_no, offset)
@@ -336,7 +348,8 @@ class Session:
                 # the writer puts a newline before anything it appends.
                 line_no += 1
                 ingest(carry, line_no, offset)
-                crc = zlib.crc32(carry, crc)
+                if crc is not None:
+                    crc = zlib.crc32(carry, crc)
                 offset += len(carry)
                 self._unterminated = True
             else:
@@ -380,7 +393,6 @@ class Session:
                 self._diag(line_no, "variant", "The line starts with a byte order mark; it was ignored.")
             elif note is not None:
                 self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
-        self._ordinal += 1
         if type(obj) is not dict:
             if self.version < 2:
                 self._by_ordinal.append(None)
@@ -413,9 +425,13 @@ class Session:
         synthetic = False
         if type(entry_id) is str and entry_id:
             parent_id = obj.get("parentId")
-            if parent_id is not None and type(parent_id) is not str:
-                self._diag(line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id)
-                parent_id = None
+            if parent_id is not None:
+                if type(parent_id) is not str:
+                    message = "parentId is not a string; read as a root."
+                    self._diag(line_no, "invalid-field", message, entry_id)
+                    parent_id = None
+                elif parent_id not in self.by_id:
+                    self._links_suspect = True  # an orphan, a self-parent, or a loop: the tree will tell
         else:
             entries = self.entries
             parent_id = entries[-1].id if entries else None
@@ -453,6 +469,7 @@ class Session:
         self.entries.append(entry)
         by_id = self.by_id
         if entry_id in by_id:
+            self._links_suspect = True
             self._diag(
                 line_no,
                 "duplicate-id",
@@ -497,12 +514,19 @@ class Session:
         if role == "assistant":
             if "content" in message:
                 self._note_activity(entry, message)
-            tokens, cost = usage_totals(message.get("usage"))
-            model = message.get("model")
-            if type(model) is str:
-                provider = message.get("provider")
-                self.models[f"{provider}/{model}" if type(provider) is str else model] = None
-            entry.info = (tokens, cost, message.get("stopReason"))
+            usage = message.get("usage")
+            cost = usage.get("cost") if type(usage) is dict else None
+            tokens = usage.get("totalTokens") if cost is not None else None
+            total = cost.get("total") if type(cost) is dict else None
+            if type(tokens) is not int or type(total) is not float:
+                tokens, total = usage_totals(usage)
+            pair = (message.get("provider"), message.get("model"))
+            if pair != self._last_model:  # most replies repeat the previous model: skip the format
+                self._last_model = pair
+                provider, model = pair
+                if type(model) is str:
+                    self.models[f"{provider}/{model}" if type(provider) is str else model] = None
+            entry.info = (tokens, total, message.get("stopReason"))
         elif role == "user" and "content" in message:
             self._note_activity(entry, message)
             if not self.first_message:
@@ -513,7 +537,10 @@ class Session:
         moment = message.get("timestamp")
         if type(moment) is not int and type(moment) is not float:
             moment = entry.ts_ms
-        if moment is not None and (self.last_activity_ms is None or moment > self.last_activity_ms):
+            if moment is None:
+                return
+        last = self.last_activity_ms
+        if last is None or moment > last:
             self.last_activity_ms = moment
 
     def _index_name(self, entry: Entry, obj: dict) -> None:
@@ -576,7 +603,8 @@ class Session:
             start = self._read_end
             if self._unterminated:
                 # The missing newline arrived: skip it, it belongs to the line already indexed.
-                self._crc = zlib.crc32(b"\n", self._crc)
+                if self._crc is not None:
+                    self._crc = zlib.crc32(b"\n", self._crc)
                 self._read_end = start = start + 1
             return RefreshResult(self._read_from(fd, start))
         except OSError as err:
@@ -599,7 +627,8 @@ class Session:
             return "The beginning of the file changed."
         if self._tail_guard(fd) != self._tail:
             return "Lines already read were changed."
-        if (full or self._read_end <= _FULL_CHECK) and self._checksum(fd) != self._crc:
+        cheap = full or self._read_end <= _FULL_CHECK
+        if self._crc is not None and cheap and self._checksum(fd) != self._crc:
             return "Lines already read were changed."
         return None
 
@@ -614,6 +643,11 @@ class Session:
             crc = zlib.crc32(chunk, crc)
             position += len(chunk)
         return crc
+
+    @property
+    def can_verify(self) -> bool:
+        """True when the session keeps the checksum the writer needs (it was not opened read-only)."""
+        return self._crc is not None
 
     def unchanged_on_disk(self) -> bool:
         """True when the bytes indexed so far are still exactly on disk (a full re-read and checksum)."""

@@ -94,6 +94,8 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], di
             f"{session.path} has no session header, so other tools would not read an appended entry; "
             "fork it into a new file instead."
         )
+    if not session.can_verify:
+        raise InvalidRequestError(f"{session.path} was opened read-only; open it again to edit it.")
     for _attempt in range(_ATTEMPTS):
         if not session.unchanged_on_disk():
             raise SessionChangedError(

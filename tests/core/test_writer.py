@@ -363,3 +363,13 @@ def test_new_file_never_replaces_an_existing_one(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.jsonl"
     write_new_file(fresh, b"new\n")
     assert fresh.read_bytes() == b"new\n"
+
+
+def test_a_session_opened_read_only_cannot_be_edited(tmp_path: Path) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    before = file.read_bytes()
+    session = load_session(file, checksum=False)
+    assert not session.can_verify
+    with pytest.raises(InvalidRequestError, match="read-only"):
+        append_label(session, session.leaf_id, "x")
+    assert file.read_bytes() == before
