@@ -49,18 +49,12 @@ def _out(text: str) -> None:
 
 
 # ---------------------------------------------------------------------------- list
-def _list(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _scan_summaries(roots: list, problems: list[str]) -> list:
+    """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
+    from core.discovery import find_session_files
+    from core.summary import summarize
 
-    from core.discovery import default_roots, find_session_files
-    from core.summary import SessionSummary, summarize
-
-    roots = [Path(r) for r in args.roots] if args.roots else default_roots()
-    for root in args.roots or []:
-        if not Path(root).exists():
-            raise PrimeSessionsError(f"{root} does not exist.")
-    summaries: list[SessionSummary] = []
-    problems: list[str] = []
+    summaries = []
     seen: set[str] = set()
     for root in roots:
         for path in find_session_files(root):
@@ -77,6 +71,49 @@ def _list(args: argparse.Namespace) -> int:
                 continue  # not a session file (the reference hides these too)
             summaries.append(summarize(session, path.stat().st_mtime * 1000))
     summaries.sort(key=lambda s: s.modified or "", reverse=True)
+    return summaries
+
+
+def _open_catalogue(args: argparse.Namespace) -> object:
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(args.catalogue)
+    if catalogue.rebuilt_reason:
+        print(
+            f"{PROG}: the catalogue was unusable ({catalogue.rebuilt_reason}); it is being rebuilt.",
+            file=sys.stderr,
+        )
+    return catalogue
+
+
+def _roots(args: argparse.Namespace) -> list:
+    from pathlib import Path
+
+    from core.discovery import default_roots
+
+    for root in args.roots or []:
+        if not Path(root).exists():
+            raise PrimeSessionsError(f"{root} does not exist.")
+    return [Path(r) for r in args.roots] if args.roots else default_roots()
+
+
+def _list(args: argparse.Namespace) -> int:
+    from core.catalogue import CatalogueError
+
+    roots = _roots(args)
+    problems: list[str] = []
+    if args.no_catalogue:
+        summaries = _scan_summaries(roots, problems)
+    else:
+        try:
+            catalogue = _open_catalogue(args)
+            if not args.no_refresh:
+                problems += catalogue.refresh(roots).errors
+            summaries = catalogue.summaries(roots)
+            catalogue.close()
+        except CatalogueError as err:
+            print(f"{PROG}: {err} Reading the session files directly instead.", file=sys.stderr)
+            summaries = _scan_summaries(roots, problems)
     for problem in problems:
         print(f"{PROG}: {problem}", file=sys.stderr)
     if args.json:
@@ -93,6 +130,92 @@ def _list(args: argparse.Namespace) -> int:
             f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
         )
     _out(f"{len(summaries)} sessions")
+    return 0
+
+
+# ---------------------------------------------------------------------------- index and search
+class _ProgressBar:
+    """A one-line progress display on a terminal's stderr, redrawn at most ten times a second."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self._last = 0.0
+
+    def __call__(self, files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if not self.enabled or (now - self._last < 0.1 and files_done < files_total):
+            return
+        self._last = now
+        share = bytes_done / bytes_total if bytes_total else 1.0
+        bar = "#" * int(share * 30)
+        sys.stderr.write(
+            f"\r[{bar:<30}] {files_done}/{files_total} files  "
+            f"{bytes_done / 1e6:,.1f}/{bytes_total / 1e6:,.1f} MB"
+        )
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled and self._last:
+            sys.stderr.write("\n")
+
+
+def _index(args: argparse.Namespace) -> int:
+    import threading
+
+    roots = _roots(args)
+    catalogue = _open_catalogue(args)
+    bar = _ProgressBar()
+    cancel = threading.Event()
+    try:
+        stats = catalogue.refresh(roots, progress=bar, cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    finally:
+        bar.finish()
+        catalogue.close()
+    for error in stats.errors:
+        print(f"{PROG}: {error}", file=sys.stderr)
+    _out(
+        f"{stats.files_seen} session files: {stats.files_indexed} read whole, {stats.files_appended} read "
+        f"from where they grew, {stats.files_removed} removed; {stats.bytes_read / 1e6:,.1f} MB read in "
+        f"{stats.seconds:.2f} s. Catalogue: {catalogue.path}"
+    )
+    return 1 if stats.errors else 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    catalogue = _open_catalogue(args)
+    try:
+        if not args.no_refresh:
+            catalogue.refresh(_roots(args))
+        hits = catalogue.search(
+            args.query,
+            cwd=args.cwd,
+            since=args.since,
+            until=args.until,
+            role=args.role,
+            tool=args.tool,
+            model=args.model,
+            named_only=args.named,
+            limit=args.limit,
+        )
+    finally:
+        catalogue.close()
+    if args.json:
+        _emit_json({"query": args.query, "count": len(hits), "hits": [h.to_json() for h in hits]})
+        return 0
+    if not hits:
+        _out("No matches.")
+        return 0
+    for hit in hits:
+        branch = "" if hit.onCurrentBranch else "  (abandoned branch)"
+        title = hit.name or (hit.sessionId or "")[:8]
+        _out(f"{(hit.timestamp or '')[:16].replace('T', ' ')}  {title}  {hit.entryId}  {hit.role}{branch}")
+        _out(f"    {hit.snippet}")
+        _out(f"    {hit.path}")
     return 0
 
 
@@ -244,16 +367,43 @@ def _clone(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- parser
+def _catalogue_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--catalogue", metavar="DIR", help="catalogue folder (default: the user cache)")
+    parser.add_argument("--no-refresh", action="store_true", help="use the catalogue as it is")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for the app's own entry point)."""
     parser = _Parser(prog=PROG, description="Find, read, check and safely edit Prime Agent sessions.")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("list", help="list sessions (default: every known session folder)")
+    p = sub.add_parser("list", help="list sessions from the catalogue (default: every known session folder)")
     p.add_argument("roots", nargs="*", metavar="ROOT", help="a session folder or file")
     p.add_argument("--json", action="store_true", help="print a JSON array of summaries")
+    _catalogue_options(p)
+    p.add_argument("--no-catalogue", action="store_true", help="read every file instead of the catalogue")
     p.set_defaults(run=_list)
+
+    p = sub.add_parser("index", help="build or update the session catalogue (full-text search index)")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="a session folder or file")
+    p.add_argument("--catalogue", metavar="DIR", help="catalogue folder (default: the user cache)")
+    p.set_defaults(run=_index)
+
+    p = sub.add_parser("search", help="full-text search over every catalogued session")
+    p.add_argument("query", help='words, "exact phrases", prefix*, AND / OR / NOT')
+    p.add_argument("--root", dest="roots", action="append", metavar="ROOT", help="session folder to refresh")
+    p.add_argument("--cwd", help="only sessions of this project folder (and its sub-folders)")
+    p.add_argument("--since", metavar="DATE", help="only entries from this date (YYYY-MM-DD or ISO)")
+    p.add_argument("--until", metavar="DATE", help="only entries up to this date (inclusive)")
+    p.add_argument("--role", help="only messages of this role (user, assistant, toolResult, ...)")
+    p.add_argument("--tool", help="only entries calling or answering this tool")
+    p.add_argument("--model", help="only assistant messages of this model (substring)")
+    p.add_argument("--named", action="store_true", help="only sessions that have a name")
+    p.add_argument("--limit", type=int, default=50, help="at most this many hits (default 50)")
+    p.add_argument("--json", action="store_true", help="print {query, count, hits} as JSON")
+    _catalogue_options(p)
+    p.set_defaults(run=_search)
 
     p = sub.add_parser("show", help="summary and the current branch of one session")
     p.add_argument("file")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
@@ -84,13 +84,55 @@ class Session:
         by_id: entry id -> entry; for duplicate ids the later entry wins, as in the reference.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, checksum: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        checksum: bool = True,
+        observer: Callable[[Entry, dict], None] | None = None,
+    ) -> None:
         self.path = os.path.abspath(os.fspath(path))
         # The checksum of everything read lets the writer prove that no byte it saw has changed. A
         # read-only user (the CLI's check, tree, context) can skip it: about 15 ms per 36 MB.
         self._checksum_enabled = checksum
+        # Called with every new entry and its parsed object, so a catalogue can take the text it
+        # indexes from the one parse (parsing twice would double the cost of indexing).
+        self._observer = observer
         self._reset()
         self._load()
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | os.PathLike[str],
+        header: dict,
+        start: int,
+        line_no: int,
+        observer: Callable[[Entry, dict], None] | None = None,
+    ) -> Session:
+        """Index only what follows byte ``start`` (just after line ``line_no``) of a v2/v3 file.
+
+        The result holds the new entries and summary counts for that part alone; the catalogue uses
+        it to index what was appended since its last pass. Entries before ``start`` are unknown, so
+        tree checks on this object are meaningless. Opened read-only.
+        """
+        self = cls.__new__(cls)
+        self.path = os.path.abspath(os.fspath(path))
+        self._checksum_enabled = False
+        self._observer = observer
+        self._reset()
+        self._take_header(dict(header), 1)
+        self._line_no = line_no
+        fd, st = _open_regular(self.path, "does not exist")
+        try:
+            self._identity = (st.st_dev, st.st_ino)
+            self._read_end = start
+            self._read_from(fd, start)
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        finally:
+            os.close(fd)
+        return self
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
@@ -107,6 +149,7 @@ class Session:
         self._by_ordinal: list[Entry | None] = []
         self._labels: dict[str, tuple[str, object]] = {}  # target -> (label, label entry timestamp)
         self._name: str | None = None
+        self.name_seen = False  # a session_info entry was read (it may have cleared the name)
         self._usage_overrides: dict[str, dict] = {}  # child_usage_attributed: target -> aggregateUsage
         # summary accumulators (the reference's session-list fields, over the whole file)
         self.message_count = 0
@@ -209,6 +252,11 @@ class Session:
             found.extend(self.tree.diagnostics)
         found.sort(key=lambda d: d.line)
         return found
+
+    @property
+    def line_count(self) -> int:
+        """Lines read and indexed so far (a held-back partial line not included)."""
+        return self._line_no
 
     @property
     def size(self) -> int:
@@ -479,6 +527,8 @@ class Session:
         by_id[entry_id] = entry
         if legacy:
             self._by_ordinal.append(entry)
+        if self._observer is not None:
+            self._observer(entry, obj)
 
     def _take_header(self, obj: dict, line_no: int) -> None:
         self._header_seen = True
@@ -547,6 +597,7 @@ class Session:
         name = obj.get("name")
         if name is None or type(name) is str:
             self._name = (name.strip() or None) if name else None
+            self.name_seen = True
             entry.info = self._name
         else:
             self._diag(entry.line, "invalid-field", "The session name is not text; it was ignored.", entry.id)

@@ -103,3 +103,11 @@ def oracle_dir() -> Path:
     if shutil.which("npm") is None:
         pytest.skip("installing the reference oracle needs npm on PATH (or set PRIME_ORACLE_DIR)")
     return _install_oracle()
+
+
+@pytest.fixture(autouse=True)
+def _private_catalogue(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own catalogue folder: tests never touch the user's cache."""
+    folder = tmp_path_factory.mktemp("catalogue")
+    monkeypatch.setenv("PRIME_SESSIONS_CATALOGUE", str(folder))
+    return folder
