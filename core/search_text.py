@@ -36,16 +36,15 @@ class Doc:
 
 
 def _content_text(content: object) -> list[str]:
-    if isinstance(content, str):
+    if type(content) is str:
         return [content]
-    parts: list[str] = []
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                text = block.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-    return parts
+    if type(content) is not list:
+        return []
+    return [
+        b["text"]
+        for b in content
+        if type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
+    ]
 
 
 def _arguments_text(arguments: object) -> str:
@@ -74,32 +73,37 @@ def entry_doc(entry: Entry, obj: dict) -> Doc | None:
             return None
         role = entry.role or "message"
         moment = message.get("timestamp")
-        ts = moment if isinstance(moment, int | float) and not isinstance(moment, bool) else None
+        ts = moment if type(moment) is int or type(moment) is float else None
         if role == "assistant":
             parts = []
             names = []
             content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if not isinstance(block, dict):
+            for block in content if type(content) is list else ():
+                if type(block) is not dict:
                     continue
                 kind_ = block.get("type")
-                if kind_ == "text" and isinstance(block.get("text"), str):
-                    parts.append(block["text"])
-                elif kind_ == "thinking" and isinstance(block.get("thinking"), str):
-                    parts.append(block["thinking"])
+                if kind_ == "text":
+                    text = block.get("text")
+                    if type(text) is str:
+                        parts.append(text)
+                elif kind_ == "thinking":
+                    text = block.get("thinking")
+                    if type(text) is str:
+                        parts.append(text)
                 elif kind_ == "toolCall":
                     name = block.get("name")
-                    if isinstance(name, str):
+                    if type(name) is str:
                         names.append(name)
                         parts.append(name)
                     parts.append(_arguments_text(block.get("arguments")))
             error = message.get("errorMessage")
-            if isinstance(error, str):
+            if type(error) is str:
                 parts.append(error)
             tools = " ".join(names)
-            provider, name = message.get("provider"), message.get("model")
-            if isinstance(name, str):
-                model = f"{provider}/{name}" if isinstance(provider, str) else name
+            name = message.get("model")
+            if type(name) is str:
+                provider = message.get("provider")
+                model = f"{provider}/{name}" if type(provider) is str else name
         elif role == "toolResult":
             tool = message.get("toolName")
             tools = tool if isinstance(tool, str) else ""
@@ -123,8 +127,8 @@ def entry_doc(entry: Entry, obj: dict) -> Doc | None:
             tools = custom_type
     else:
         return None
-    text = "\n".join(p for p in parts if p)
-    if not text.strip():
+    text = "\n".join(parts)
+    if not text or text.isspace():
         return None
     if ts is None:
         ts = js_date_ms(entry.timestamp)

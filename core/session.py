@@ -272,6 +272,16 @@ class Session:
         entry = self.get(entry_id)
         if entry is None:
             return []
+        by_id = self.by_id
+        if not self._links_suspect:
+            # Every parent appeared before its child and no id repeats: parent links cannot loop and
+            # every named parent exists, so follow them without building the tree.
+            path = [entry]
+            while entry.parent_id is not None:
+                entry = by_id[entry.parent_id]
+                path.append(entry)
+            path.reverse()
+            return path
         roots = self.tree.root_ids
         path = [entry]
         seen = {entry.id}
