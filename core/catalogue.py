@@ -3,9 +3,9 @@
 Opening the session list must not mean re-parsing gigabytes. The catalogue remembers, per session
 file, its summary and where it stopped reading, and keeps an FTS5 index of the searchable text
 (:mod:`core.search_text`). Session files are append-only, so a file that grew and whose first bytes
-are unchanged is read only from where the last pass stopped; a file that shrank or changed its
-header is read again whole; a deleted file leaves the catalogue. A pass over an unchanged history
-only stats files.
+and last bytes read are unchanged is read only from where the last pass stopped; a file that shrank,
+was replaced or changed its header is read again whole; a deleted file leaves the catalogue. A pass
+over an unchanged history only stats files.
 
 The catalogue lives in the user's cache folder and is only ever a cache: a file that is corrupt or
 from another schema version is deleted and rebuilt, never trusted. It never writes session files.
@@ -20,60 +20,79 @@ Design notes:
   never show. ``docs.id`` is AUTOINCREMENT so an orphaned FTS rowid is never reused.
 * One connection per thread, reused (SQLite connections must not cross threads); WAL mode so the
   list can be read while a refresh writes.
+* ``entries`` keeps one row per line (duplicate ids included) with the assistant's usage, and
+  ``overrides`` the ``child_usage_attributed`` results, so a pass that only read an appended part
+  can still give exactly what :func:`core.summary.summarize` gives for the whole file.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
+from core.diagnostics import KINDS, Severity
 from core.discovery import default_roots, find_session_files
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.errors import PrimeSessionsError, SessionReadError
-from core.search_text import entry_doc
+from core.jsonl import decode_line
+from core.search_text import clean_text, entry_doc
 from core.session import Session, usage_totals
 from core.summary import SessionSummary, summarize
 from core.timefmt import iso_from_ms, js_date_ms
+from core.tree import SessionTree
 
-SCHEMA_VERSION = 1
-_HEAD = 4096  # bytes compared to decide that a grown file is the same file, appended to
+SCHEMA_VERSION = 2
+_GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
-_SCHEMA = """
-CREATE TABLE files(
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,
-    read_end INTEGER NOT NULL, line_no INTEGER NOT NULL, unterminated INTEGER NOT NULL,
-    head BLOB NOT NULL,
-    header TEXT, version INTEGER,
-    session_id TEXT, cwd TEXT, name TEXT, parent_session TEXT,
-    created_ms REAL, modified_ms REAL, last_activity_ms REAL, mtime_ms REAL,
-    message_count INTEGER, first_message TEXT, entry_count INTEGER, models TEXT,
-    total_tokens REAL, cost REAL, leaf_id TEXT, last_stop TEXT,
-    problems INTEGER, diagnostics TEXT
-);
-CREATE INDEX files_modified ON files(modified_ms DESC);
-CREATE TABLE entries(
-    file_id INTEGER NOT NULL, entry_id TEXT NOT NULL, parent_id TEXT,
-    tokens REAL, cost REAL, stop TEXT,
-    PRIMARY KEY(file_id, entry_id)
-) WITHOUT ROWID;
-CREATE TABLE docs(
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    file_id INTEGER NOT NULL, entry_id TEXT NOT NULL,
-    role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER
-);
-CREATE INDEX docs_file ON docs(file_id);
-CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2');
-"""
+# Statements one by one: the schema is created inside one write transaction, after checking again
+# that nobody created it meanwhile (``executescript`` would commit that transaction first).
+_SCHEMA = (
+    """CREATE TABLE files(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,
+        read_end INTEGER NOT NULL, line_no INTEGER NOT NULL, unterminated INTEGER NOT NULL,
+        head BLOB NOT NULL, tail BLOB NOT NULL,
+        header TEXT, version INTEGER,
+        session_id TEXT, cwd TEXT, name TEXT, parent_session TEXT,
+        created_ms REAL, modified_ms REAL, last_activity_ms REAL, mtime_ms REAL,
+        message_count INTEGER, first_message TEXT, entry_count INTEGER, models TEXT,
+        total_tokens, cost, leaf_id TEXT, last_stop TEXT,
+        problems INTEGER, diagnostics TEXT
+    )""",
+    "CREATE INDEX files_modified ON files(modified_ms DESC)",
+    # One row per line, duplicates included. tokens is NULL except for assistant messages; tokens and
+    # cost have no declared type so integers stay integers, as summarize() adds them.
+    """CREATE TABLE entries(
+        file_id INTEGER NOT NULL, line INTEGER NOT NULL, entry_id TEXT NOT NULL, parent_id TEXT,
+        tokens, cost, stop TEXT,
+        PRIMARY KEY(file_id, line)
+    ) WITHOUT ROWID""",
+    # child_usage_attributed: the latest aggregate usage per target entry, as (tokens, cost).
+    """CREATE TABLE overrides(
+        file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
+        PRIMARY KEY(file_id, target)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE docs(
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        file_id INTEGER NOT NULL, entry_id TEXT NOT NULL,
+        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER
+    )""",
+    "CREATE INDEX docs_file ON docs(file_id)",
+    "CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')",
+)
 
 
 class CatalogueError(PrimeSessionsError):
@@ -158,6 +177,28 @@ ProgressCallback = Callable[[int, int, int, int], None]
 """``progress(files_done, files_total, bytes_done, bytes_total)``."""
 
 
+class _Known(NamedTuple):
+    """What the catalogue remembers about a file, to decide how to bring it up to date."""
+
+    id: int
+    path: str
+    dev: int | None
+    ino: int | None
+    size: int | None
+    mtime_ns: int | None
+    read_end: int
+    line_no: int
+    unterminated: int
+    head: bytes
+    tail: bytes
+    header: str | None
+    version: int | None
+    leaf_id: str | None
+
+
+_KNOWN_COLUMNS = ", ".join(_Known._fields)
+
+
 class Catalogue:
     """The catalogue in one folder (default: :func:`default_catalogue_dir`)."""
 
@@ -182,24 +223,29 @@ class Catalogue:
         return conn
 
     def _open(self) -> sqlite3.Connection:
+        if self.folder.exists() and not self.folder.is_dir():
+            raise CatalogueError(
+                f"Cannot create the catalogue folder {self.folder}: it is a file, not a folder."
+            )
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise CatalogueError(
-                f"Cannot create the catalogue folder {self.folder}: {err.strerror}."
+                f"Cannot create the catalogue folder {self.folder}: {_os_reason(err)}."
             ) from err
         try:
             return self._open_checked()
-        except (sqlite3.DatabaseError, _StaleSchema) as err:
+        except (sqlite3.Error, _StaleSchema) as err:
+            if not _is_damage(err):
+                # Busy, read-only, cannot open, disk full: the file may be fine, so never delete it.
+                raise CatalogueError(f"Cannot open the catalogue at {self.path}: {err}.") from err
             # A cache is never trusted when in doubt: throw it away and start again.
             self.rebuilt_reason = str(err) or type(err).__name__
             self._delete_files()
             try:
                 return self._open_checked()
-            except sqlite3.Error as again:
+            except (sqlite3.Error, _StaleSchema) as again:
                 raise CatalogueError(f"Cannot create the catalogue at {self.path}: {again}.") from again
-        except sqlite3.Error as err:
-            raise CatalogueError(f"Cannot open the catalogue at {self.path}: {err}.") from err
 
     def _open_checked(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
@@ -208,17 +254,21 @@ class Catalogue:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA temp_store=MEMORY")
             conn.execute("PRAGMA cache_size=-65536")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if version == 0 and tables == 0:
-                conn.executescript(
-                    f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
-                )
-            elif version != SCHEMA_VERSION:
+            if _schema_state(conn) == (0, 0):
+                with _transaction(conn):
+                    # Check again under the write lock: another process may have just created it.
+                    if _schema_state(conn) == (0, 0):
+                        for statement in _SCHEMA:
+                            conn.execute(statement)
+                        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            version, _tables = _schema_state(conn)
+            if version != SCHEMA_VERSION:
                 raise _StaleSchema(f"schema version {version}, expected {SCHEMA_VERSION}")
-            else:
-                conn.execute("SELECT id, path, head FROM files LIMIT 1").fetchall()
-                conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
+            conn.execute(f"SELECT {_KNOWN_COLUMNS} FROM files LIMIT 1").fetchall()
+            conn.execute("SELECT line, tokens FROM entries LIMIT 1").fetchall()
+            conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
+            conn.execute("SELECT id, offset FROM docs LIMIT 1").fetchall()
+            conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
         except BaseException:
             conn.close()
             raise
@@ -232,7 +282,7 @@ class Catalogue:
                 pass
             except OSError as err:
                 raise CatalogueError(
-                    f"Cannot remove the damaged catalogue {self.path}: {err.strerror}."
+                    f"Cannot remove the damaged catalogue {self.path}: {_os_reason(err)}."
                 ) from err
 
     def close(self) -> None:
@@ -255,25 +305,28 @@ class Catalogue:
     ) -> RefreshStats:
         """Bring the catalogue up to date with the session files under ``roots``.
 
+        Files are read newest first (by modification time), so a list can show recent sessions while
+        older ones are still being read.
+
         Args:
             roots: session folders (default: :func:`core.discovery.default_roots`).
-            progress: called after each file with files and bytes done and in total.
+            progress: called after each file read with files and bytes done and in total.
             cancel: when set, the pass stops after the current file; what was done is kept.
 
         Returns:
             What the pass did. Unreadable files are listed in ``errors``; the pass goes on.
+
+        Raises:
+            CatalogueError: the catalogue itself cannot be read or written.
         """
         started = time.perf_counter()
         stats = RefreshStats()
         root_paths = [Path(os.path.abspath(r)) for r in (roots if roots is not None else default_roots())]
-        with self._refresh_lock:
+        with self._refresh_lock, _sqlite_errors("update"):
             conn = self._connect()
             known = {
-                row[1]: row
-                for row in conn.execute(
-                    "SELECT id, path, dev, ino, size, mtime_ns, read_end, line_no, unterminated, head,"
-                    " header, version FROM files"
-                )
+                row.path: row
+                for row in map(_Known._make, conn.execute(f"SELECT {_KNOWN_COLUMNS} FROM files"))
             }
             found: dict[str, os.stat_result] = {}
             for root in root_paths:
@@ -284,13 +337,10 @@ class Catalogue:
                     except OSError:
                         continue
             stats.files_seen = len(found)
-            prefixes = tuple(str(r) + os.sep for r in root_paths)
-            exact = {str(r) for r in root_paths}  # a root may be a single file
-            gone = [
-                row[0]
-                for path, row in known.items()
-                if path not in found and (path.startswith(prefixes) or path in exact)
-            ]
+            # Only files a root's search reaches can be gone: `list ~` must not drop every session
+            # catalogued from ~/.pi/agent/sessions just because they lie deeper than it looks.
+            reach = _reach(root_paths)
+            gone = [row.id for path, row in known.items() if path not in found and _within(path, reach)]
             if gone:
                 with _transaction(conn):
                     for file_id in gone:
@@ -299,45 +349,49 @@ class Catalogue:
             work = []
             for path, st in found.items():
                 row = known.get(path)
-                if row is not None and (row[2], row[3], row[4], row[5]) == (
+                if row is not None and (row.dev, row.ino, row.size, row.mtime_ns) == (
                     st.st_dev,
                     st.st_ino,
                     st.st_size,
                     st.st_mtime_ns,
                 ):
                     continue  # unchanged: a stat was all it cost
-                work.append((path, st, row))
+                resume = row is not None and _can_resume(path, st, row)
+                work.append(
+                    (path, st, row, resume, st.st_size - row.read_end if resume and row else st.st_size)
+                )
             # Newest first, so a list can show recent sessions while older ones are still read.
             work.sort(key=lambda item: item[1].st_mtime_ns, reverse=True)
-            bytes_total = sum(_bytes_to_read(st, row) for _path, st, row in work)
+            bytes_total = sum(item[4] for item in work)
             bytes_done = 0
-            for done, (path, st, row) in enumerate(work, start=1):
+            for done, (path, st, row, resume, size) in enumerate(work, start=1):
                 if cancel is not None and cancel.is_set():
                     stats.cancelled = True
                     break
                 try:
-                    appended = self._index_file(conn, path, st, row)
-                except SessionReadError as err:
-                    stats.errors.append(str(err))
-                    if row is not None:
-                        with _transaction(conn):
-                            _delete_file_rows(conn, row[0])
-                else:
-                    if appended:
+                    if resume and row is not None:
+                        self._append_file(conn, path, st, row)
                         stats.files_appended += 1
                     else:
+                        self._index_file(conn, path, st)
                         stats.files_indexed += 1
-                bytes_done += _bytes_to_read(st, row)
+                except (SessionReadError, OSError, UnicodeError) as err:
+                    if isinstance(err, SessionReadError):
+                        stats.errors.append(str(err))
+                    else:
+                        stats.errors.append(f"Cannot catalogue {path}: {_os_reason(err)}.")
+                    if row is not None:
+                        with _transaction(conn):
+                            _delete_file_rows(conn, row.id)
+                bytes_done += size
                 if progress is not None:
                     progress(done, len(work), bytes_done, bytes_total)
             stats.bytes_read = bytes_done
         stats.seconds = time.perf_counter() - started
         return stats
 
-    def _index_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result, row: tuple | None) -> bool:
-        """Index one file; returns True when only its appended part was read."""
-        if row is not None and _can_resume(path, st, row):
-            return self._append_file(conn, path, st, row)
+    def _index_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result) -> None:
+        """Read one file whole and replace whatever the catalogue held for it."""
         docs: list[tuple[Entry, object]] = []
 
         def observe(entry: Entry, obj: dict) -> None:
@@ -348,20 +402,62 @@ class Catalogue:
         session = Session(path, checksum=False, observer=observe)
         summary = summarize(session, st.st_mtime_ns / 1e6)
         diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
+        head, tail = _guards(path, session.size)
         with _transaction(conn):
-            if row is not None:
-                _delete_file_rows(conn, row[0])
+            # By path, inside the write lock: another process may have catalogued it meanwhile.
+            for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchall():
+                _delete_file_rows(conn, old_id)
             file_id = conn.execute(
-                "INSERT INTO files(path, read_end, line_no, unterminated, head) VALUES (?, 0, 0, 0, x'')",
+                "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
+                " VALUES (?, 0, 0, 0, x'', x'')",
                 (path,),
             ).lastrowid
-            _insert_entries(conn, file_id, session.entries, session.usage_overrides)
+            _insert_entries(conn, file_id, session.entries)
+            _insert_overrides(conn, file_id, session.usage_overrides)
             _insert_docs(conn, file_id, docs)
-            _store_file(conn, file_id, session, st, summary, diagnostics, path)
-        return False
+            conn.execute(
+                "UPDATE files SET dev=?, ino=?, size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?,"
+                " unterminated=?, head=?, tail=?, header=?, version=?, session_id=?, cwd=?, name=?,"
+                " parent_session=?, created_ms=?, modified_ms=?, last_activity_ms=?, message_count=?,"
+                " first_message=?, entry_count=?, models=?, total_tokens=?, cost=?, leaf_id=?, last_stop=?,"
+                " problems=?, diagnostics=? WHERE id=?",
+                (
+                    st.st_dev,
+                    st.st_ino,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    st.st_mtime_ns / 1e6,
+                    session.size,
+                    session.line_count,
+                    0 if session.ends_with_newline else 1,
+                    head,
+                    tail,
+                    _json(session.header) if session.header is not None else None,
+                    session.version,
+                    clean_text(summary.id),
+                    clean_text(summary.cwd),
+                    clean_text(summary.name),
+                    clean_text(summary.parentSessionPath),
+                    session.created_ms,
+                    js_date_ms(summary.modified),
+                    session.last_activity_ms,
+                    summary.messageCount,
+                    clean_text(session.first_message),
+                    summary.entryCount,
+                    _json(summary.models),
+                    summary.totalTokens,
+                    summary.cost,
+                    clean_text(summary.leafId),
+                    clean_text(summary.lastStopReason),
+                    summary.problems,
+                    _json(diagnostics),
+                    file_id,
+                ),
+            )
 
-    def _append_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result, row: tuple) -> bool:
-        file_id = row[0]
+    def _append_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result, row: _Known) -> None:
+        """Read only what was appended to one file since the last pass, and update its summary."""
+        file_id = row.id
         docs: list[tuple[Entry, object]] = []
 
         def observe(entry: Entry, obj: dict) -> None:
@@ -369,37 +465,56 @@ class Catalogue:
             if doc is not None:
                 docs.append((entry, doc))
 
-        header = orjson.loads(row[10])
-        part = Session.resume(path, header, row[6], row[7], observer=observe)
-        old = conn.execute(
-            "SELECT message_count, first_message, last_activity_ms, models, name, entry_count, leaf_id,"
-            " diagnostics, created_ms FROM files WHERE id = ?",
-            (file_id,),
-        ).fetchone()
-        message_count, first_message, last_activity, models, name, entry_count, leaf, diags, created = old
-        models = orjson.loads(models)
-        for model in part.models:
-            if model not in models:
-                models.append(model)
-        if part.last_activity_ms is not None and (
-            last_activity is None or part.last_activity_ms > last_activity
-        ):
-            last_activity = part.last_activity_ms
-        diagnostics = orjson.loads(diags) + [
-            [d.line, d.kind, d.message] for d in part.diagnostics if d.kind not in _TREE_KINDS
-        ]
+        header = orjson.loads(row.header or "{}")
+        part = Session.resume(
+            path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id
+        )
+        head, tail = _guards(path, part.size)
         with _transaction(conn):
-            _insert_entries(conn, file_id, part.entries, part.usage_overrides)
-            _insert_docs(conn, file_id, docs)
-            leaf = part.leaf_id if part.entries else leaf
-            tokens, cost = conn.execute(
-                "SELECT total(tokens), total(cost) FROM entries WHERE file_id = ?", (file_id,)
+            old = conn.execute(
+                "SELECT read_end, line_no, size, mtime_ns, message_count, first_message, last_activity_ms,"
+                " models, name, entry_count, leaf_id, diagnostics, created_ms FROM files WHERE id = ?",
+                (file_id,),
             ).fetchone()
+            if old is None or tuple(old[:4]) != (row.read_end, row.line_no, row.size, row.mtime_ns):
+                return  # another process brought this file up to date meanwhile
+            message_count, first_message, last_activity, models, name, entry_count = old[4:10]
+            leaf, diags, created = old[10:]
+            models = orjson.loads(models)
+            for model in part.models:
+                if model not in models:
+                    models.append(model)
+            if part.last_activity_ms is not None and (
+                last_activity is None or part.last_activity_ms > last_activity
+            ):
+                last_activity = part.last_activity_ms
+            # The part's header notes (line 1) were stored already; a held-back last line is looked at
+            # again by every pass; tree notes depend on the whole file and are worked out below.
+            kept = [d for d in orjson.loads(diags) if d[1] != "truncated-line"]
+            read_notes = [d for d in kept if d[1] not in _TREE_KINDS]
+            tree_notes = [d for d in kept if d[1] in _TREE_KINDS]
+            new_notes = [
+                [d.line, d.kind, d.message]
+                for d in part.diagnostics
+                if d.line > row.line_no and d.kind not in _TREE_KINDS
+            ]
+            _insert_entries(conn, file_id, part.entries)
+            _insert_overrides(conn, file_id, part.usage_overrides)
+            _insert_docs(conn, file_id, docs)
+            leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
+            scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
+            if scan.tree_notes is not None:
+                tree_notes = scan.tree_notes
+            # Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading
+            # notes come first (in the order they were found), then the tree notes.
+            diagnostics = sorted(
+                read_notes + new_notes + scan.duplicate_notes + tree_notes, key=lambda d: d[0]
+            )
             conn.execute(
                 "UPDATE files SET size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?, unterminated=?,"
-                " message_count=?, first_message=?, last_activity_ms=?, modified_ms=?, models=?, name=?,"
-                " entry_count=?, leaf_id=?, total_tokens=?, cost=?, last_stop=?, problems=?, diagnostics=?"
-                " WHERE id=?",
+                " head=?, tail=?, message_count=?, first_message=?, last_activity_ms=?, modified_ms=?,"
+                " models=?, name=?, entry_count=?, leaf_id=?, total_tokens=?, cost=?, last_stop=?,"
+                " problems=?, diagnostics=? WHERE id=?",
                 (
                     st.st_size,
                     st.st_mtime_ns,
@@ -407,45 +522,56 @@ class Catalogue:
                     part.size,
                     part.line_count,
                     0 if part.ends_with_newline else 1,
+                    head,
+                    tail,
                     message_count + part.message_count,
-                    first_message or part.first_message,
+                    first_message or clean_text(part.first_message),
                     last_activity,
                     _modified(last_activity, created, st.st_mtime_ns / 1e6),
-                    orjson.dumps(models).decode(),
-                    part.name if part.name_seen else name,
+                    _json(models),
+                    clean_text(part.name) if part.name_seen else name,
                     entry_count + len(part.entries),
                     leaf,
-                    tokens,
-                    cost,
-                    _last_stop(conn, file_id, leaf),
-                    sum(1 for d in diagnostics if d[1] not in _INFO_KINDS),
-                    orjson.dumps(diagnostics).decode(),
+                    scan.tokens,
+                    round(scan.cost, 10),
+                    scan.last_stop,
+                    sum(1 for d in diagnostics if _is_problem(d[1])),
+                    _json(diagnostics),
                     file_id,
                 ),
             )
-        return True
 
     # ------------------------------------------------------------------ reading
     def summaries(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[SessionSummary]:
-        """Summaries of the catalogued sessions (under ``roots`` when given), newest first."""
-        conn = self._connect()
-        rows = conn.execute(
-            f"SELECT {_SUMMARY_COLUMNS} FROM files ORDER BY modified_ms DESC, path"
-        ).fetchall()
+        """Summaries of the catalogued sessions (those a refresh of ``roots`` finds, if given), newest first.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with _sqlite_errors("read"):
+            rows = (
+                self._connect()
+                .execute(f"SELECT {_SUMMARY_COLUMNS} FROM files ORDER BY modified_ms DESC, path")
+                .fetchall()
+            )
         if roots is not None:
-            bases = [os.path.abspath(r) for r in roots]
-            prefixes = tuple(b + os.sep for b in bases)
-            rows = [r for r in rows if r[0].startswith(prefixes) or r[0] in bases]
+            reach = _reach(roots)
+            rows = [r for r in rows if _within(r[0], reach)]
         # Files without a session header are not sessions (the reference's list hides them too).
         return [_summary_from_row(r) for r in rows if r[14] is not None]
 
     def diagnostics(self, path: str | os.PathLike[str]) -> list[tuple[int, str, str]]:
-        """The stored diagnostics ``(line, kind, message)`` of one catalogued file."""
-        row = (
-            self._connect()
-            .execute("SELECT diagnostics FROM files WHERE path = ?", (os.path.abspath(path),))
-            .fetchone()
-        )
+        """The stored diagnostics ``(line, kind, message)`` of one catalogued file, by line.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with _sqlite_errors("read"):
+            row = (
+                self._connect()
+                .execute("SELECT diagnostics FROM files WHERE path = ?", (os.path.abspath(path),))
+                .fetchone()
+            )
         return [tuple(d) for d in orjson.loads(row[0])] if row and row[0] else []
 
     def search(
@@ -465,11 +591,16 @@ class Catalogue:
 
         ``query`` is FTS5 syntax: words (all must match), ``"exact phrases"``, ``prefix*`` and
         ``AND``/``OR``/``NOT``. Filters narrow the hits: project folder (``cwd``, its sub-folders
-        included), entry date range (``since``/``until``, ``YYYY-MM-DD`` or ISO), message ``role``,
-        ``tool`` name, ``model`` (a substring of ``provider/model``), sessions with a name only.
+        included), entry date range (``since``/``until``, ``YYYY-MM-DD`` or ISO; both inclusive, a
+        date meaning the whole day), message ``role``, ``tool`` name (exact), ``model`` (a substring of
+        ``provider/model``, any case), sessions with a name only.
 
-        Hits are ranked by bm25, newest first on ties. Raises :class:`QueryError` with a clear
-        sentence when FTS5 rejects the query.
+        Hits are ranked by bm25, newest first on ties.
+
+        Raises:
+            QueryError: the query is empty, FTS5 rejects it (the message says why, in one sentence),
+                or a date does not parse.
+            CatalogueError: the catalogue cannot be read.
         """
         if not query.strip():
             raise QueryError("The search is empty; type one or more words.")
@@ -477,23 +608,26 @@ class Catalogue:
         params: list[object] = [query]
         if cwd:
             base = cwd.rstrip("/\\") or cwd
+            sep = "\\" if "\\" in base and "/" not in base else "/"
+            below = base if base.endswith(("/", "\\")) else base + sep
             where.append("(f.cwd = ? OR substr(f.cwd, 1, ?) = ?)")
-            params += [base, len(base) + 1, base + ("\\" if "\\" in base and "/" not in base else "/")]
+            params += [base, len(below), below]
         if since:
             where.append("d.ts_ms >= ?")
             params.append(_date_ms(since, "since"))
         if until:
-            where.append("d.ts_ms < ?")
-            params.append(_date_ms(until, "until", end_of_day=True))
+            moment, whole_day = _date_ms(until, "until"), _is_date_only(until)
+            where.append("d.ts_ms < ?" if whole_day else "d.ts_ms <= ?")
+            params.append(moment + 86_400_000 if whole_day else moment)  # a date includes that whole day
         if role:
             where.append("d.role = ?")
             params.append(role)
         if tool:
-            where.append("(' ' || d.tools || ' ') LIKE ?")
-            params.append(f"% {tool} %")
+            where.append("instr(' ' || d.tools || ' ', ?) > 0")
+            params.append(f" {tool} ")
         if model:
-            where.append("d.model LIKE ?")
-            params.append(f"%{model}%")
+            where.append("instr(lower(d.model), lower(?)) > 0")
+            params.append(model)
         if named_only:
             where.append("f.name IS NOT NULL")
         sql = (
@@ -503,12 +637,18 @@ class Catalogue:
             f" WHERE {' AND '.join(where)} ORDER BY score, d.ts_ms DESC LIMIT ?"
         )
         params.append(max(1, int(limit)))
-        conn = self._connect()
-        try:
-            rows = conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as err:
-            raise QueryError(_explain_query_error(query, err)) from err
-        branches: dict[int, set[str]] = {}
+        with _sqlite_errors("search"):
+            conn = self._connect()
+            try:
+                rows = conn.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as err:
+                if _is_query_error(err):
+                    raise QueryError(_explain_query_error(query, err)) from err
+                raise
+            branches: dict[int, set[str]] = {}
+            for row in rows:
+                if row[0] not in branches:
+                    branches[row[0]] = _path_ids(conn, row[0], row[12])
         terms = query_terms(query)
         hits = []
         for (
@@ -524,21 +664,18 @@ class Catalogue:
             sid,
             cwd_,
             name,
-            leaf,
+            _leaf,
             score,
         ) in rows:
-            on_path = branches.get(file_id)
-            if on_path is None:
-                on_path = branches[file_id] = _path_ids(conn, file_id, leaf)
-            plain, spans = make_snippet(_read_doc_text(path, offset, length, entry_id), terms)
+            text, spans = make_snippet(_read_doc_text(path, offset, length, entry_id), terms)
             hits.append(
                 Hit(
                     sessionId=sid,
                     entryId=entry_id,
                     path=path,
-                    snippet=mark_spans(plain, spans),
+                    snippet=mark_spans(text, spans),
                     spans=spans,
-                    onCurrentBranch=entry_id in on_path,
+                    onCurrentBranch=entry_id in branches[file_id],
                     role=role_ or "",
                     tools=tools or "",
                     model=model_ or "",
@@ -556,13 +693,61 @@ class _StaleSchema(Exception):
     pass
 
 
-_TREE_KINDS = frozenset({"orphan", "self-parent", "cycle", "missing-header"})
-_INFO_KINDS = frozenset({"unknown-type", "variant"})
+_TREE_KINDS = frozenset({"orphan", "self-parent", "cycle"})
 
 _SUMMARY_COLUMNS = (
     "path, session_id, cwd, name, parent_session, created_ms, modified_ms, message_count, first_message,"
     " version, entry_count, models, total_tokens, cost, header, leaf_id, size, problems, last_stop, read_end"
 )
+
+
+def _reach(roots: Iterable[str | os.PathLike[str]]) -> set[str]:
+    """The roots as absolute paths, for :func:`_within`."""
+    return {os.path.abspath(r) for r in roots}
+
+
+def _within(path: str, reach: set[str]) -> bool:
+    """True when a refresh of the roots finds ``path``: a root itself, or a file in one or in a sub-folder.
+
+    The same rule as :func:`core.discovery.find_session_files`.
+    """
+    parent = os.path.dirname(path)
+    return path in reach or parent in reach or os.path.dirname(parent) in reach
+
+
+def _is_problem(kind: str) -> bool:
+    # Diagnostic.is_problem, for a stored kind.
+    return KINDS.get(kind, Severity.WARNING) is not Severity.INFO
+
+
+def _schema_state(conn: sqlite3.Connection) -> tuple[int, int]:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    return version, tables
+
+
+def _is_damage(err: BaseException) -> bool:
+    """True when ``err`` says the catalogue file itself is unusable (so it is rebuilt, not reported)."""
+    if isinstance(err, _StaleSchema):
+        return True
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
+        return True
+    # A table or column of this schema version is missing: someone else's file, or a damaged one.
+    return name == "SQLITE_ERROR" and "no such" in str(err)
+
+
+def _os_reason(err: BaseException) -> str:
+    return getattr(err, "strerror", None) or str(err) or type(err).__name__
+
+
+@contextmanager
+def _sqlite_errors(action: str) -> Iterator[None]:
+    """Turn SQLite failures (locked for too long, disk full, I/O errors) into one CatalogueError."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise CatalogueError(f"Cannot {action} the catalogue: {err}.") from err
 
 
 class _transaction:
@@ -582,57 +767,154 @@ class _transaction:
             except sqlite3.Error as err:
                 self.conn.execute("ROLLBACK")
                 raise CatalogueError(f"Cannot write the catalogue: {err}.") from err
-        else:
+        elif self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
 
-def _bytes_to_read(st: os.stat_result, row: tuple | None) -> int:
-    if row is not None and row[4] is not None and st.st_size >= row[6]:
-        return st.st_size - row[6] if st.st_ino == row[3] else st.st_size
-    return st.st_size
+def _guards(path: str, read_end: int) -> tuple[bytes, bytes]:
+    """The first bytes of the file and the last bytes before ``read_end``: what a later pass compares."""
+    with open(path, "rb") as handle:
+        head = handle.read(min(_GUARD, read_end))
+        start = max(0, read_end - _GUARD)
+        handle.seek(start)
+        tail = handle.read(read_end - start)
+    return head, tail
 
 
-def _can_resume(path: str, st: os.stat_result, row: tuple) -> bool:
-    """True when the file only grew since the last pass: same inode, bigger, same first bytes."""
-    _id, _path, dev, ino, _size, _mtime, read_end, _line_no, unterminated, head, header, version = row
-    if (dev, ino) != (st.st_dev, st.st_ino) or st.st_size < read_end or header is None or (version or 0) < 2:
+def _can_resume(path: str, st: os.stat_result, row: _Known) -> bool:
+    """True when the file only grew since the last pass: same inode, not smaller, bytes read unchanged."""
+    if (row.dev, row.ino) != (st.st_dev, st.st_ino) or st.st_size < row.read_end:
+        return False
+    if row.header is None or (row.version or 0) < 2:
+        return False  # without a header, or with v1 ids chained by position, only a whole read is right
+    if row.unterminated:
+        # The last pass ended on an entry whose newline was missing: whatever follows decides how that
+        # line reads, so read the file again whole (rare: the reference always ends lines).
         return False
     try:
-        with open(path, "rb") as handle:
-            if handle.read(len(head)) != head:
-                return False
+        head, tail = _guards(path, row.read_end)
     except OSError:
         return False
-    # The last pass ended on an entry whose newline was missing: whatever follows decides how that
-    # line reads, so read the file again whole (rare: the reference always ends lines).
-    return not unterminated
+    return head == row.head and tail == row.tail
 
 
 def _delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     # FTS rows of a contentless table stay behind; without their docs row no query returns them.
     conn.execute("DELETE FROM docs WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
-def _insert_entries(
-    conn: sqlite3.Connection, file_id: int, entries: Sequence[Entry], overrides: dict[str, dict]
-) -> None:
+def _insert_entries(conn: sqlite3.Connection, file_id: int, entries: Sequence[Entry]) -> None:
     rows = []
     for entry in entries:
         tokens = cost = stop = None
         if entry.role == "assistant" and isinstance(entry.info, tuple):
             tokens, cost, stop = entry.info
             stop = stop if isinstance(stop, str) else None
-        rows.append((file_id, entry.id, entry.parent_id, tokens, cost, stop))
-    conn.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", rows)
-    for target, usage in overrides.items():
-        tokens, cost = usage_totals(usage)
-        conn.execute(
-            "UPDATE entries SET tokens = ?, cost = ?"
-            " WHERE file_id = ? AND entry_id = ? AND tokens IS NOT NULL",
-            (tokens, cost, file_id, target),
+        rows.append((file_id, entry.line, entry.id, entry.parent_id, tokens, cost, stop))
+    _insert_rows(conn, "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _insert_overrides(conn: sqlite3.Connection, file_id: int, overrides: dict[str, dict]) -> None:
+    if overrides:
+        rows = [(file_id, target, *usage_totals(usage)) for target, usage in overrides.items()]
+        _insert_rows(conn, "INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)", rows)
+
+
+def _insert_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
+    """``executemany`` of an idempotent ``INSERT OR REPLACE``; text SQLite refuses is cleaned, then retried.
+
+    Checking every value up front would cost more than the rare retry (lone surrogates in ids).
+    """
+    try:
+        conn.executemany(sql, rows)
+    except UnicodeEncodeError:
+        conn.executemany(sql, [tuple(map(clean_text, row)) for row in rows])
+
+
+class _Scan(NamedTuple):
+    """What :func:`_scan_entries` works out over every entry of a file."""
+
+    tokens: int | float
+    cost: float
+    last_stop: str | None
+    duplicate_notes: list[list]
+    tree_notes: list[list] | None  # None: the links are sound, the stored tree notes still hold
+
+
+def _scan_entries(
+    conn: sqlite3.Connection, file_id: int, first_new: int, leaf: str | None, tree: bool
+) -> _Scan:
+    """Summary values of a whole catalogued file, from its stored entries, after an append.
+
+    Args:
+        conn: the connection (inside the append's transaction).
+        file_id: the file.
+        first_new: the first line read by this pass; earlier lines were catalogued before.
+        leaf: the current leaf.
+        tree: True to work out the tree notes even when the appended links look sound.
+
+    Returns:
+        Tokens and cost summed in file order with child usage applied (as summarize() adds them);
+        the stop reason of the last assistant message on the path to ``leaf``; ``duplicate-id`` notes
+        for appended ids that an earlier pass had seen (the appended part alone cannot know them);
+        and the orphan, self-parent and loop notes when they may have changed.
+    """
+    overrides = {
+        target: (tokens, cost)
+        for target, tokens, cost in conn.execute(
+            "SELECT target, tokens, cost FROM overrides WHERE file_id = ?", (file_id,)
         )
+    }
+    rows = conn.execute(
+        "SELECT line, entry_id, parent_id, tokens, cost, stop FROM entries WHERE file_id = ? ORDER BY line",
+        (file_id,),
+    ).fetchall()
+    tokens: int | float = 0
+    cost = 0.0
+    last_line: dict[str, int] = {}  # id -> the latest line holding it so far
+    parents: dict[str, str | None] = {}
+    stops: dict[str, tuple[bool, str | None]] = {}  # id -> (an assistant message, its stop reason)
+    notes: list[list] = []
+    appended: set[str] = set()
+    suspect = tree
+    for line, entry_id, parent_id, entry_tokens, entry_cost, stop in rows:
+        assistant = entry_tokens is not None
+        if assistant:
+            override = overrides.get(entry_id)
+            if override is not None:
+                entry_tokens, entry_cost = override
+            tokens += entry_tokens
+            cost += entry_cost
+        if line >= first_new:
+            earlier = last_line.get(entry_id)
+            if earlier is not None:
+                suspect = True
+                if entry_id not in appended:  # a repeat within the part is noted by the part itself
+                    message = f"Id {entry_id} was already used on line {earlier}; this later entry wins."
+                    notes.append([line, "duplicate-id", message])
+            elif parent_id is not None and parent_id not in last_line:
+                suspect = True  # an orphan, a self-parent or a loop: the tree will tell
+            appended.add(entry_id)
+        last_line[entry_id] = line
+        parents[entry_id] = parent_id
+        stops[entry_id] = (assistant, stop)
+    last_stop = None
+    for entry_id in _walk_up(parents, leaf):
+        assistant, stop = stops[entry_id]
+        if assistant:
+            last_stop = stop
+            break
+    tree_notes = None
+    if suspect:
+        entries = [
+            Entry(entry_id, parent_id, "", "", None, line, 0, 0) for line, entry_id, parent_id, *_ in rows
+        ]
+        by_id = {entry.id: entry for entry in entries}  # the later entry wins, as in Session.by_id
+        tree_notes = [[d.line, d.kind, d.message] for d in SessionTree(entries, by_id).diagnostics]
+    return _Scan(tokens, cost, last_stop, notes, tree_notes)
 
 
 def _insert_docs(conn: sqlite3.Connection, file_id: int, docs: list[tuple[Entry, object]]) -> None:
@@ -642,8 +924,9 @@ def _insert_docs(conn: sqlite3.Connection, file_id: int, docs: list[tuple[Entry,
     first = (found[0] if found else 0) + 1
     # Explicit ids (inside this write transaction nobody else can take them) let the FTS rows use the
     # same rowids without a round trip per row.
-    conn.executemany(
-        "INSERT INTO docs(id, file_id, entry_id, role, tools, model, ts_ms, offset, length)"
+    _insert_rows(
+        conn,
+        "INSERT OR REPLACE INTO docs(id, file_id, entry_id, role, tools, model, ts_ms, offset, length)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
@@ -665,55 +948,12 @@ def _insert_docs(conn: sqlite3.Connection, file_id: int, docs: list[tuple[Entry,
     )
 
 
-def _store_file(
-    conn: sqlite3.Connection,
-    file_id: int,
-    session: Session,
-    st: os.stat_result,
-    summary: SessionSummary,
-    diagnostics: list,
-    path: str,
-) -> None:
-    with open(path, "rb") as handle:
-        head = handle.read(min(_HEAD, session.size))
-    conn.execute(
-        "UPDATE files SET dev=?, ino=?, size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?,"
-        " unterminated=?,"
-        " head=?, header=?, version=?, session_id=?, cwd=?, name=?, parent_session=?, created_ms=?,"
-        " modified_ms=?, last_activity_ms=?, message_count=?, first_message=?, entry_count=?, models=?,"
-        " total_tokens=?, cost=?, leaf_id=?, last_stop=?, problems=?, diagnostics=? WHERE id=?",
-        (
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_mtime_ns / 1e6,
-            session.size,
-            session.line_count,
-            0 if session.ends_with_newline else 1,
-            head,
-            orjson.dumps(session.header).decode() if session.header is not None else None,
-            session.version,
-            summary.id,
-            summary.cwd,
-            summary.name,
-            summary.parentSessionPath,
-            session.created_ms,
-            js_date_ms(summary.modified),
-            session.last_activity_ms,
-            summary.messageCount,
-            session.first_message,
-            summary.entryCount,
-            orjson.dumps(summary.models).decode(),
-            summary.totalTokens,
-            summary.cost,
-            summary.leafId,
-            summary.lastStopReason,
-            summary.problems,
-            orjson.dumps(diagnostics).decode(),
-            file_id,
-        ),
-    )
+def _json(value: object) -> str:
+    """JSON text SQLite can store (lone surrogates, which JSON.parse accepts, become U+FFFD)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return clean_text(json.dumps(value, ensure_ascii=False))
 
 
 def _modified(last_activity: float | None, created: float | None, mtime_ms: float) -> float:
@@ -723,37 +963,22 @@ def _modified(last_activity: float | None, created: float | None, mtime_ms: floa
     return created if created is not None else mtime_ms
 
 
-def _parent_map(conn: sqlite3.Connection, file_id: int) -> dict[str, str | None]:
-    return dict(conn.execute("SELECT entry_id, parent_id FROM entries WHERE file_id = ?", (file_id,)))
-
-
-def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[str]:
-    """Ids on the path from the root to ``leaf`` (iterative; stops at a repeat, so loops end)."""
-    parents = _parent_map(conn, file_id)
+def _walk_up(parents: dict[str, str | None], leaf: str | None) -> Iterator[str]:
+    """Ids from ``leaf`` up to its root (stops at a missing parent or a repeat, so loops end)."""
     seen: set[str] = set()
     current = leaf
     while current is not None and current in parents and current not in seen:
         seen.add(current)
+        yield current
         current = parents[current]
-    return seen
 
 
-def _last_stop(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> str | None:
-    rows = dict(
-        (eid, (parent, stop))
-        for eid, parent, stop in conn.execute(
-            "SELECT entry_id, parent_id, coalesce(stop, '') FROM entries WHERE file_id = ?", (file_id,)
-        )
+def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[str]:
+    """Ids on the path from the root to ``leaf`` (for duplicate ids the later line wins)."""
+    parents = dict(
+        conn.execute("SELECT entry_id, parent_id FROM entries WHERE file_id = ? ORDER BY line", (file_id,))
     )
-    seen: set[str] = set()
-    current = leaf
-    while current is not None and current in rows and current not in seen:
-        seen.add(current)
-        parent, stop = rows[current]
-        if stop:
-            return stop
-        current = parent
-    return None
+    return set(_walk_up(parents, leaf))
 
 
 def _summary_from_row(row: tuple) -> SessionSummary:
@@ -789,10 +1014,10 @@ def _summary_from_row(row: tuple) -> SessionSummary:
         modified=iso_from_ms(modified),
         messageCount=count or 0,
         firstMessage=first or "(no messages)",
-        version=version or 3,
+        version=version if version is not None else 3,
         entryCount=entry_count or 0,
         models=orjson.loads(models) if models else [],
-        totalTokens=int(tokens) if tokens is not None and float(tokens).is_integer() else (tokens or 0),
+        totalTokens=tokens if tokens is not None else 0,
         cost=round(cost or 0.0, 10),
         leafId=leaf,
         fileSize=read_end or 0,
@@ -807,9 +1032,9 @@ def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
         with open(path, "rb") as handle:
             handle.seek(offset)
             raw = handle.read(length)
-        obj = orjson.loads(raw)
-    except (OSError, orjson.JSONDecodeError):
+    except OSError:
         return ""
+    obj, _note = decode_line(raw)  # as leniently as it was read when indexed (a BOM, bad UTF-8)
     if not isinstance(obj, dict):
         return ""
     typ = obj.get("type") if isinstance(obj.get("type"), str) else ""
@@ -821,24 +1046,47 @@ def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
     return doc.text if doc is not None else ""
 
 
+# ---------------------------------------------------------------------------- snippets
 _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
+# The index's tokenizer (unicode61) keeps letters and digits together and splits on everything else,
+# "_" included; highlighting must cut words the same way or "cache" would not show in "lru_cache".
+_TOKEN = r"[^\W_]"
 
 
 def query_terms(query: str) -> list[tuple[str, bool]]:
-    """The words of an FTS5 query as ``(word, is_prefix)``, operators left out (for highlighting)."""
+    """The words of an FTS5 query as ``(word, is_prefix)``, operators left out (for highlighting).
+
+    Words are cut as the index cuts them (``x_y`` is two words) and folded like it (lower case,
+    diacritics removed).
+    """
     terms = []
-    for match in re.finditer(r"(\w+)(\*?)", query):
+    for match in re.finditer(rf"({_TOKEN}+)(\*?)", query):
         word = match.group(1)
         if word in _OPERATORS:
             continue
-        terms.append((word.lower(), bool(match.group(2))))
+        terms.append((_fold(word).lower(), bool(match.group(2))))
     return terms
+
+
+def _fold_char(char: str) -> str:
+    if char.isascii():
+        return char
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 else char
+
+
+def _fold(text: str) -> str:
+    """``text`` without diacritics, one character for one, so offsets into it are offsets into ``text``."""
+    return text if text.isascii() else "".join(map(_fold_char, text))
 
 
 def make_snippet(
     text: str, terms: list[tuple[str, bool]], width: int = 160
 ) -> tuple[str, list[tuple[int, int]]]:
     """About ``width`` characters of ``text`` around the first match, and the matched spans in it.
+
+    Matching follows the index: whole words (a ``prefix*`` term: word starts), any case, diacritics
+    ignored.
 
     Returns:
         ``(snippet, spans)``: whitespace is collapsed, an ellipsis marks cut ends, and ``spans`` are
@@ -849,16 +1097,24 @@ def make_snippet(
     if not terms:
         return flat[:width], []
     pattern = re.compile(
-        "|".join(rf"\b{re.escape(w)}\w*" if prefix else rf"\b{re.escape(w)}\b" for w, prefix in terms),
+        "|".join(
+            rf"(?<!{_TOKEN}){re.escape(w)}{_TOKEN}*"
+            if prefix
+            else rf"(?<!{_TOKEN}){re.escape(w)}(?!{_TOKEN})"
+            for w, prefix in terms
+        ),
         re.IGNORECASE,
     )
-    first = pattern.search(flat)
+    folded = _fold(flat)
+    first = pattern.search(folded)
     start = 0
     if first is not None and first.start() > width // 3:
-        start = flat.rfind(" ", 0, first.start() - width // 3) + 1
+        cut = first.start() - width // 3
+        space = flat.rfind(" ", max(0, cut - width // 3), cut)
+        start = space + 1 if space >= 0 else cut  # at a word start when there is one nearby
     lead = "…" if start > 0 else ""
     window = lead + flat[start : start + width] + ("…" if start + width < len(flat) else "")
-    spans = [(m.start(), m.end()) for m in pattern.finditer(window)]
+    spans = [(m.start(), m.end()) for m in pattern.finditer(_fold(window))]
     return window, spans
 
 
@@ -872,20 +1128,47 @@ def mark_spans(snippet: str, spans: list[tuple[int, int]], before: str = "«", a
     return "".join(out)
 
 
-def _date_ms(value: str, name: str, end_of_day: bool = False) -> float:
-    text = value.strip()
-    ms = js_date_ms(text)
+# ---------------------------------------------------------------------------- query errors
+def _is_date_only(value: str) -> bool:
+    return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()) is not None
+
+
+def _date_ms(value: str, name: str) -> float:
+    ms = js_date_ms(value.strip())
     if ms is None:
         raise QueryError(f"--{name} {value!r} is not a date; use YYYY-MM-DD or an ISO time.")
-    if end_of_day and len(text) == 10:
-        ms += 86_400_000  # "until 2026-03-05" includes that whole day
     return float(ms)
 
 
+def _is_query_error(err: sqlite3.Error) -> bool:
+    """True when FTS5 refused the query text (not a locked or damaged catalogue)."""
+    text = str(err)
+    return text.startswith(("fts5:", "unterminated string", "no such column", "unknown special query"))
+
+
 def _explain_query_error(query: str, err: sqlite3.Error) -> str:
+    """One sentence saying what is wrong with ``query``, in the user's words, and how to write it."""
     detail = str(err)
-    detail = detail.removeprefix("fts5: ")
+    near = re.fullmatch(r'fts5: syntax error near "(.*)"', detail, re.DOTALL)
+    column = re.fullmatch(r"no such column: (.*)", detail, re.DOTALL)
+    if detail.startswith("unterminated string"):
+        why = 'a double quote (") is not closed'
+    elif detail.startswith("unknown special query"):
+        why = 'a "*" must end a word (as in cach*)'
+    elif column is not None:
+        # FTS5 reads "word:" and "-word" as column filters; the message would name a column.
+        words = [w for w in query.split() if ":" in w or "-" in w]
+        shown = f'"{words[0]}"' if words else f'"{column.group(1)}"'
+        why = f'{shown} holds a ":" or "-", which only work inside quotes'
+    elif near is not None and near.group(1) in _OPERATORS:
+        why = f"{near.group(1)} needs a search word on each side"
+    elif near is not None and near.group(1):
+        why = f'"{near.group(1)}" only works inside quotes'
+    elif near is not None:
+        why = "it ends too early (an operator or an opening bracket needs something after it)"
+    else:
+        why = detail.removeprefix("fts5: ")
     return (
-        f'The search {query!r} is not a valid query ({detail}). Use words, "exact phrases", '
-        "prefix* and AND, OR, NOT; put special characters inside quotes."
+        f'The search {query!r} is not a valid query: {why}; use words, "exact phrases", prefix* and'
+        ' AND, OR, NOT, and put anything else inside double quotes (as in "LoginForm.tsx").'
     )

@@ -69,7 +69,8 @@ def _scan_summaries(roots: list, problems: list[str]) -> list:
                 continue
             if session.header is None:
                 continue  # not a session file (the reference hides these too)
-            summaries.append(summarize(session, path.stat().st_mtime * 1000))
+            summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
+    summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
     summaries.sort(key=lambda s: s.modified or "", reverse=True)
     return summaries
 
@@ -107,10 +108,12 @@ def _list(args: argparse.Namespace) -> int:
     else:
         try:
             catalogue = _open_catalogue(args)
-            if not args.no_refresh:
-                problems += catalogue.refresh(roots).errors
-            summaries = catalogue.summaries(roots)
-            catalogue.close()
+            try:
+                if not args.no_refresh:
+                    problems += catalogue.refresh(roots).errors
+                summaries = catalogue.summaries(roots)
+            finally:
+                catalogue.close()
         except CatalogueError as err:
             print(f"{PROG}: {err} Reading the session files directly instead.", file=sys.stderr)
             summaries = _scan_summaries(roots, problems)
@@ -190,7 +193,8 @@ def _search(args: argparse.Namespace) -> int:
     catalogue = _open_catalogue(args)
     try:
         if not args.no_refresh:
-            catalogue.refresh(_roots(args))
+            for problem in catalogue.refresh(_roots(args)).errors:
+                print(f"{PROG}: {problem}", file=sys.stderr)
         hits = catalogue.search(
             args.query,
             cwd=args.cwd,

@@ -6,10 +6,38 @@ executions, custom messages, compaction and branch summaries. Images and signatu
 
 from __future__ import annotations
 
+import json
+import re
+from typing import TypeVar
+
 import orjson
 
 from core.entry import Entry
 from core.timefmt import js_date_ms
+
+_T = TypeVar("_T")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: _T) -> _T:
+    r"""``value`` with lone surrogates replaced by U+FFFD, so SQLite can store it; other values pass through.
+
+    ``JSON.parse`` accepts a lone ``"\ud83d"`` escape (half an emoji, from a reply cut mid-character),
+    and Python decodes it to a lone surrogate, which cannot be encoded as UTF-8.
+    """
+    if type(value) is str and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return _SURROGATE.sub("\ufffd", value)  # type: ignore[return-value]
+    return value
+
+
+def _dumps(value: object) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
+        return json.dumps(value, ensure_ascii=False)
 
 
 class Doc:
@@ -53,11 +81,13 @@ def _arguments_text(arguments: object) -> str:
         pieces = []
         for key, value in arguments.items():
             pieces.append(str(key))
-            pieces.append(value if isinstance(value, str) else orjson.dumps(value).decode())
+            pieces.append(value if isinstance(value, str) else _dumps(value))
         return " ".join(pieces)
     if arguments is None:
         return ""
-    return orjson.dumps(arguments).decode()
+    if isinstance(arguments, str):  # arguments kept as the raw JSON text the model streamed
+        return arguments
+    return _dumps(arguments)
 
 
 def entry_doc(entry: Entry, obj: dict) -> Doc | None:
@@ -132,4 +162,4 @@ def entry_doc(entry: Entry, obj: dict) -> Doc | None:
         return None
     if ts is None:
         ts = js_date_ms(entry.timestamp)
-    return Doc(text, role, tools, model, ts)
+    return Doc(clean_text(text), role, tools, model, ts)  # the catalogue cleans the rest when it must

@@ -109,12 +109,15 @@ class Session:
         start: int,
         line_no: int,
         observer: Callable[[Entry, dict], None] | None = None,
+        previous_id: str | None = None,
     ) -> Session:
         """Index only what follows byte ``start`` (just after line ``line_no``) of a v2/v3 file.
 
         The result holds the new entries and summary counts for that part alone; the catalogue uses
         it to index what was appended since its last pass. Entries before ``start`` are unknown, so
-        tree checks on this object are meaningless. Opened read-only.
+        tree checks on this object are meaningless; ``previous_id`` names the last entry before
+        ``start``, so an appended entry without an id is chained to it as a whole read would. Opened
+        read-only.
         """
         self = cls.__new__(cls)
         self.path = os.path.abspath(os.fspath(path))
@@ -123,6 +126,7 @@ class Session:
         self._reset()
         self._take_header(dict(header), 1)
         self._line_no = line_no
+        self._chain_start = previous_id
         fd, st = _open_regular(self.path, "does not exist")
         try:
             self._identity = (st.st_dev, st.st_ino)
@@ -150,6 +154,7 @@ class Session:
         self._labels: dict[str, tuple[str, object]] = {}  # target -> (label, label entry timestamp)
         self._name: str | None = None
         self.name_seen = False  # a session_info entry was read (it may have cleared the name)
+        self._chain_start: str | None = None  # what an id-less first entry hangs off (Session.resume)
         self._usage_overrides: dict[str, dict] = {}  # child_usage_attributed: target -> aggregateUsage
         # summary accumulators (the reference's session-list fields, over the whole file)
         self.message_count = 0
@@ -492,7 +497,7 @@ class Session:
                     self._links_suspect = True  # an orphan, a self-parent, or a loop: the tree will tell
         else:
             entries = self.entries
-            parent_id = entries[-1].id if entries else None
+            parent_id = entries[-1].id if entries else self._chain_start
             entry_id = self._synthesise_id(line_no)
             synthetic = True
             if not legacy:
