@@ -53,7 +53,7 @@ from core.summary import SessionSummary, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from core.tree import SessionTree
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
@@ -80,6 +80,7 @@ _SCHEMA = (
         tokens, cost, stop TEXT,
         PRIMARY KEY(file_id, line)
     ) WITHOUT ROWID""",
+    "CREATE INDEX entries_id ON entries(file_id, entry_id)",
     # child_usage_attributed: the latest aggregate usage per target entry, as (tokens, cost).
     """CREATE TABLE overrides(
         file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
@@ -324,9 +325,12 @@ class Catalogue:
         root_paths = [Path(os.path.abspath(r)) for r in (roots if roots is not None else default_roots())]
         with self._refresh_lock, _sqlite_errors("update"):
             conn = self._connect()
+            # Only what the unchanged test needs: the rest (guards, header) is fetched for changed files.
             known = {
-                row.path: row
-                for row in map(_Known._make, conn.execute(f"SELECT {_KNOWN_COLUMNS} FROM files"))
+                path: (file_id, identity)
+                for file_id, path, *identity in conn.execute(
+                    "SELECT id, path, dev, ino, size, mtime_ns FROM files"
+                )
             }
             found: dict[str, os.stat_result] = {}
             for root in root_paths:
@@ -340,7 +344,7 @@ class Catalogue:
             # Only files a root's search reaches can be gone: `list ~` must not drop every session
             # catalogued from ~/.pi/agent/sessions just because they lie deeper than it looks.
             reach = _reach(root_paths)
-            gone = [row.id for path, row in known.items() if path not in found and _within(path, reach)]
+            gone = [ident[0] for path, ident in known.items() if path not in found and _within(path, reach)]
             if gone:
                 with _transaction(conn):
                     for file_id in gone:
@@ -348,14 +352,16 @@ class Catalogue:
                 stats.files_removed = len(gone)
             work = []
             for path, st in found.items():
-                row = known.get(path)
-                if row is not None and (row.dev, row.ino, row.size, row.mtime_ns) == (
-                    st.st_dev,
-                    st.st_ino,
-                    st.st_size,
-                    st.st_mtime_ns,
-                ):
+                ident = known.get(path)
+                if ident is not None and ident[1] == [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]:
                     continue  # unchanged: a stat was all it cost
+                row = None
+                if ident is not None:
+                    row = _Known._make(
+                        conn.execute(
+                            f"SELECT {_KNOWN_COLUMNS} FROM files WHERE id = ?", (ident[0],)
+                        ).fetchone()
+                    )
                 resume = row is not None and _can_resume(path, st, row)
                 work.append(
                     (path, st, row, resume, st.st_size - row.read_end if resume and row else st.st_size)
@@ -473,13 +479,15 @@ class Catalogue:
         with _transaction(conn):
             old = conn.execute(
                 "SELECT read_end, line_no, size, mtime_ns, message_count, first_message, last_activity_ms,"
-                " models, name, entry_count, leaf_id, diagnostics, created_ms FROM files WHERE id = ?",
+                " models, name, entry_count, leaf_id, diagnostics, created_ms, total_tokens, cost, last_stop"
+                " FROM files WHERE id = ?",
                 (file_id,),
             ).fetchone()
             if old is None or tuple(old[:4]) != (row.read_end, row.line_no, row.size, row.mtime_ns):
                 return  # another process brought this file up to date meanwhile
             message_count, first_message, last_activity, models, name, entry_count = old[4:10]
-            leaf, diags, created = old[10:]
+            leaf, diags, created, old_tokens, old_cost, old_stop = old[10:]
+            old_leaf = leaf
             models = orjson.loads(models)
             for model in part.models:
                 if model not in models:
@@ -502,7 +510,11 @@ class Catalogue:
             _insert_overrides(conn, file_id, part.usage_overrides)
             _insert_docs(conn, file_id, docs)
             leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
-            scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
+            scan = None
+            if not tree_notes:
+                scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
+            if scan is None:  # something unusual: work it out from every stored entry
+                scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
             if scan.tree_notes is not None:
                 tree_notes = scan.tree_notes
             # Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading
@@ -711,8 +723,8 @@ def _within(path: str, reach: set[str]) -> bool:
 
     The same rule as :func:`core.discovery.find_session_files`.
     """
-    parent = os.path.dirname(path)
-    return path in reach or parent in reach or os.path.dirname(parent) in reach
+    parent = path.rpartition(os.sep)[0]
+    return path in reach or parent in reach or parent.rpartition(os.sep)[0] in reach
 
 
 def _is_problem(kind: str) -> bool:
@@ -842,6 +854,76 @@ class _Scan(NamedTuple):
     last_stop: str | None
     duplicate_notes: list[list]
     tree_notes: list[list] | None  # None: the links are sound, the stored tree notes still hold
+
+
+_FAST_LIMIT = 500  # appended entries looked up one query at a time; bigger appends take the full scan
+
+
+def _scan_append(
+    conn: sqlite3.Connection,
+    file_id: int,
+    part: Session,
+    old_leaf: str | None,
+    leaf: str | None,
+    old_tokens: int | float | None,
+    old_cost: float | None,
+    old_stop: str | None,
+) -> _Scan | None:
+    """The :func:`_scan_entries` result for an ordinary append, from indexed lookups only.
+
+    Ordinary means: no child usage attribution anywhere in the file, no appended id seen before, and
+    every appended parent known. Then totals grow by the new assistant messages, the tree notes stay,
+    and the last stop reason is found by walking up from the new leaf. Returns None otherwise, and
+    the caller scans every stored entry, so a 36 MB session takes a few lookups, not 20,000 rows.
+    """
+    entries = part.entries
+    if part.usage_overrides or len(entries) > _FAST_LIMIT:
+        return None
+    if conn.execute("SELECT 1 FROM overrides WHERE file_id = ? LIMIT 1", (file_id,)).fetchone():
+        return None
+    new = {e.id: e for e in entries}
+    if len(new) != len(entries):
+        return None  # an id repeats within the append
+    if not entries:
+        return _Scan(old_tokens or 0, old_cost or 0.0, old_stop, [], None) if leaf == old_leaf else None
+    wanted = list(new) + [e.parent_id for e in entries if e.parent_id is not None and e.parent_id not in new]
+    marks = ",".join("?" * len(wanted))
+    try:
+        stored = {
+            entry_id
+            for (entry_id,) in conn.execute(
+                f"SELECT entry_id FROM entries WHERE file_id = ? AND line < ? AND entry_id IN ({marks})",
+                (file_id, entries[0].line, *wanted),
+            )
+        }
+    except UnicodeEncodeError:
+        return None  # ids SQLite cannot hold as they are (lone surrogates): the full scan copes
+    if any(entry_id in stored for entry_id in new):
+        return None  # a duplicate of an earlier id
+    if any(e.parent_id is not None and e.parent_id not in new and e.parent_id not in stored for e in entries):
+        return None  # an orphan or worse: the tree notes change
+    tokens: int | float = old_tokens or 0
+    cost = old_cost or 0.0
+    for entry in entries:
+        if entry.role == "assistant" and isinstance(entry.info, tuple):
+            tokens += entry.info[0]
+            cost += entry.info[1]
+    # The last stop reason: walk up from the leaf through the appended entries; an ordinary append
+    # continues from the old leaf, whose answer is already known.
+    current = leaf
+    seen: set[str] = set()
+    while current is not None and current in new and current not in seen:
+        seen.add(current)
+        entry = new[current]
+        if entry.role == "assistant" and isinstance(entry.info, tuple):
+            stop = entry.info[2]
+            return _Scan(tokens, cost, stop if isinstance(stop, str) else None, [], None)
+        current = entry.parent_id
+    if current is None:
+        return _Scan(tokens, cost, None, [], None)  # the whole path is new and has no assistant reply
+    if current != old_leaf:
+        return None  # the new leaf hangs off an older entry: walk the stored tree
+    return _Scan(tokens, cost, old_stop, [], None)
 
 
 def _scan_entries(
