@@ -43,7 +43,7 @@ from typing import NamedTuple
 import orjson
 
 from core.diagnostics import KINDS, Severity
-from core.discovery import default_roots, find_session_files
+from core.discovery import default_roots, stat_session_files
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.errors import PrimeSessionsError, SessionReadError
 from core.jsonl import decode_line
@@ -334,12 +334,7 @@ class Catalogue:
             }
             found: dict[str, os.stat_result] = {}
             for root in root_paths:
-                for path in find_session_files(root):
-                    key = os.path.abspath(path)
-                    try:
-                        found[key] = os.stat(key)
-                    except OSError:
-                        continue
+                found.update(stat_session_files(root))  # root paths are absolute: so are these
             stats.files_seen = len(found)
             # Only files a root's search reaches can be gone: `list ~` must not drop every session
             # catalogued from ~/.pi/agent/sessions just because they lie deeper than it looks.
