@@ -33,7 +33,6 @@ import re
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from core.errors import PrimeSessionsError, SessionReadError
 from core.jsonl import decode_line
 from core.search_text import clean_text, entry_doc
 from core.session import Session, usage_totals
+from core.snippets import OPERATORS, make_snippet, mark_spans, query_terms
 from core.summary import SessionSummary, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from core.tree import SessionTree
@@ -1123,89 +1123,6 @@ def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
     return doc.text if doc is not None else ""
 
 
-# ---------------------------------------------------------------------------- snippets
-_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
-# The index's tokenizer (unicode61) keeps letters and digits together and splits on everything else,
-# "_" included; highlighting must cut words the same way or "cache" would not show in "lru_cache".
-_TOKEN = r"[^\W_]"
-
-
-def query_terms(query: str) -> list[tuple[str, bool]]:
-    """The words of an FTS5 query as ``(word, is_prefix)``, operators left out (for highlighting).
-
-    Words are cut as the index cuts them (``x_y`` is two words) and folded like it (lower case,
-    diacritics removed).
-    """
-    terms = []
-    for match in re.finditer(rf"({_TOKEN}+)(\*?)", query):
-        word = match.group(1)
-        if word in _OPERATORS:
-            continue
-        terms.append((_fold(word).lower(), bool(match.group(2))))
-    return terms
-
-
-def _fold_char(char: str) -> str:
-    if char.isascii():
-        return char
-    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
-    return base if len(base) == 1 else char
-
-
-def _fold(text: str) -> str:
-    """``text`` without diacritics, one character for one, so offsets into it are offsets into ``text``."""
-    return text if text.isascii() else "".join(map(_fold_char, text))
-
-
-def make_snippet(
-    text: str, terms: list[tuple[str, bool]], width: int = 160
-) -> tuple[str, list[tuple[int, int]]]:
-    """About ``width`` characters of ``text`` around the first match, and the matched spans in it.
-
-    Matching follows the index: whole words (a ``prefix*`` term: word starts), any case, diacritics
-    ignored.
-
-    Returns:
-        ``(snippet, spans)``: whitespace is collapsed, an ellipsis marks cut ends, and ``spans`` are
-        ``(start, end)`` offsets of matched words within ``snippet`` (for highlighting by the caller,
-        who knows how: ``«»`` in a terminal, ``<mark>`` in HTML after escaping).
-    """
-    flat = " ".join(text.split())
-    if not terms:
-        return flat[:width], []
-    pattern = re.compile(
-        "|".join(
-            rf"(?<!{_TOKEN}){re.escape(w)}{_TOKEN}*"
-            if prefix
-            else rf"(?<!{_TOKEN}){re.escape(w)}(?!{_TOKEN})"
-            for w, prefix in terms
-        ),
-        re.IGNORECASE,
-    )
-    folded = _fold(flat)
-    first = pattern.search(folded)
-    start = 0
-    if first is not None and first.start() > width // 3:
-        cut = first.start() - width // 3
-        space = flat.rfind(" ", max(0, cut - width // 3), cut)
-        start = space + 1 if space >= 0 else cut  # at a word start when there is one nearby
-    lead = "…" if start > 0 else ""
-    window = lead + flat[start : start + width] + ("…" if start + width < len(flat) else "")
-    spans = [(m.start(), m.end()) for m in pattern.finditer(_fold(window))]
-    return window, spans
-
-
-def mark_spans(snippet: str, spans: list[tuple[int, int]], before: str = "«", after: str = "»") -> str:
-    """``snippet`` with each span wrapped in ``before``/``after``."""
-    out, last = [], 0
-    for start, end in spans:
-        out += [snippet[last:start], before, snippet[start:end], after]
-        last = end
-    out.append(snippet[last:])
-    return "".join(out)
-
-
-# ---------------------------------------------------------------------------- query errors
 def _is_date_only(value: str) -> bool:
     return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()) is not None
 
@@ -1237,7 +1154,7 @@ def _explain_query_error(query: str, err: sqlite3.Error) -> str:
         words = [w for w in query.split() if ":" in w or "-" in w]
         shown = f'"{words[0]}"' if words else f'"{column.group(1)}"'
         why = f'{shown} holds a ":" or "-", which only work inside quotes'
-    elif near is not None and near.group(1) in _OPERATORS:
+    elif near is not None and near.group(1) in OPERATORS:
         why = f"{near.group(1)} needs a search word on each side"
     elif near is not None and near.group(1):
         why = f'"{near.group(1)}" only works inside quotes'

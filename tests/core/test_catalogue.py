@@ -20,8 +20,9 @@ import orjson
 import pytest
 
 import core.catalogue as catalogue_module
-from core.catalogue import Catalogue, CatalogueError, QueryError, make_snippet, mark_spans, query_terms
+from core.catalogue import Catalogue, CatalogueError, QueryError
 from core.session import load_session
+from core.snippets import make_snippet, mark_spans, query_terms
 from core.summary import summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from tests.conftest import DEMO, EXPECTED, REPO, SAMPLES
