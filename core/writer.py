@@ -113,8 +113,12 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], di
             raise SessionWriteError(_explain(err, session.path)) from err
         try:
             size = os.fstat(fd).st_size
-            if size < session.size or size > _known_size(session, fd):
-                continue  # something was appended since the refresh: read it and build again
+            if size < session.size:
+                continue  # shrunk since the refresh: the next check refuses the edit
+            # Bytes after the indexed part may only be a partial line (an agent mid-write); a newline
+            # there means complete lines arrived since the refresh: read them and build again.
+            if size > session.size and b"\n" in os.pread(fd, size - session.size, session.size):
+                continue
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line  # a partial last line (crash mid-write) stays its own line
             written = os.write(fd, line)
@@ -131,16 +135,6 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], di
         session.refresh()
         return str(entry["id"])
     raise SessionWriteError(f"{session.path} kept growing while the edit was attempted; try again.")
-
-
-def _known_size(session: Session, fd: int) -> int:
-    """The file size the session has accounted for: indexed bytes plus a held-back partial line."""
-    size = os.fstat(fd).st_size
-    if size == session.size:
-        return size
-    # Bytes after the indexed part are acceptable only if they are a partial line (no newline yet).
-    tail = os.pread(fd, size - session.size, session.size)
-    return size if b"\n" not in tail else session.size
 
 
 def _explain(err: OSError, path: str) -> str:
