@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_core import BenchError, Command, Sample, prepare_oracle, run_checked, run_once
+from run_core import BenchError, Command, Sample, first_line, prepare_oracle, run_checked, run_once
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks"
@@ -727,15 +727,6 @@ def run_list(runner: Runner, runs: int, status: dict[str, str | None]) -> tuple[
 
 
 # ---------------------------------------------------------------------------------------------- report
-def _first_line(argv: list[str]) -> str:
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return "?"
-    text = (done.stdout or done.stderr).strip()
-    return text.splitlines()[0] if text else "?"
-
-
 def code_state() -> dict[str, int]:
     """Modification times of the library's source files, to notice edits during the runs."""
     return {str(p.relative_to(REPO)): p.stat().st_mtime_ns for p in sorted((REPO / "core").rglob("*.py"))}
@@ -763,7 +754,7 @@ def machine_info(runner: Runner, manifest: dict[str, Any], rg_exe: str | None) -
     except (OSError, StopIteration):
         pass
     nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    py = _first_line(
+    py = first_line(
         [
             runner.python,
             "-c",
@@ -773,8 +764,8 @@ def machine_info(runner: Runner, manifest: dict[str, Any], rg_exe: str | None) -
     )
     git = ["git", "-C", str(REPO)]
     in_git = subprocess.run([*git, "rev-parse"], capture_output=True, check=False).returncode == 0
-    commit = _first_line([*git, "rev-parse", "--short", "HEAD"]) if in_git else "? (not a git checkout)"
-    dirty = _first_line([*git, "status", "--porcelain", "--untracked-files=all", "core"]) if in_git else ""
+    commit = first_line([*git, "rev-parse", "--short", "HEAD"]) if in_git else "? (not a git checkout)"
+    dirty = first_line([*git, "status", "--porcelain", "--untracked-files=all", "core"]) if in_git else ""
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     append = manifest["appendSession"]
     dates = " to ".join(str(x)[:10] for x in manifest["headerTimestamps"])
@@ -785,8 +776,8 @@ def machine_info(runner: Runner, manifest: dict[str, Any], rg_exe: str | None) -
         f"- machine: {platform.system()} {platform.release()} {platform.machine()}; CPU {cpu}; "
         f"nproc {nproc}; RAM {mem}; load average before the runs {load}",
         f"- python / sqlite / orjson: {py} ({runner.python})",
-        f"- node: {_first_line([runner.node, '--version'])}; reference {manifest.get('reference', '?')}; "
-        f"rg: {_first_line([rg_exe, '--version']) if rg_exe else 'not installed'}",
+        f"- node: {first_line([runner.node, '--version'])}; reference {manifest.get('reference', '?')}; "
+        f"rg: {first_line([rg_exe, '--version']) if rg_exe else 'not installed'}",
         f"- history: {manifest['count']} session files, {int(manifest['totalBytes']) / 1e6:.0f} MB, "
         f"{manifest['projects']} project folders, header dates {dates}; "
         f"the append target is `{Path(str(append['path'])).name}` ({int(append['bytes']) / 1e6:.1f} MB)",

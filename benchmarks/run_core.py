@@ -226,7 +226,7 @@ def ensure_session(
 
 
 # ---------------------------------------------------------------------------------------------- info
-def _first_line(argv: list[str]) -> str:
+def first_line(argv: list[str]) -> str:
     try:
         done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -254,7 +254,7 @@ def machine_info(python: str, node: str, oracle: Path, session: Path, meta: dict
     except OSError:
         pass
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    py = _first_line([python, "-c", "import sys, orjson; print(sys.version.split()[0], orjson.__version__)"])
+    py = first_line([python, "-c", "import sys, orjson; print(sys.version.split()[0], orjson.__version__)"])
     py_version, _, orjson_version = py.partition(" ")
     ref = "?"
     try:
@@ -263,15 +263,15 @@ def machine_info(python: str, node: str, oracle: Path, session: Path, meta: dict
         ref = os.environ.get("PI_PKG_DIR", "?")
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     size = session.stat().st_size
-    commit = _first_line(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
-    dirty = _first_line(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "core"])
+    commit = first_line(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    dirty = first_line(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "core"])
     return [
         f"- code: commit {commit}" + (" with uncommitted changes in core/" if dirty not in ("?", "") else ""),
         f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- machine: {platform.system()} {platform.release()} {platform.machine()}; CPU {cpu}; "
         f"nproc {usable} (cpu_count {os.cpu_count()}); RAM {mem}; load average before the runs {load}",
         f"- python: {py_version} ({python}); orjson {orjson_version or '?'}",
-        f"- node: {_first_line([node, '--version'])}; reference @mariozechner/pi-coding-agent {ref}",
+        f"- node: {first_line([node, '--version'])}; reference @mariozechner/pi-coding-agent {ref}",
         f"- file: `{session.name}`, {size:,} B ({size / 1e6:.1f} MB), {meta.get('entryCount', '?')} entries, "
         f"{meta.get('messageEntries', '?')} message entries, written by {meta.get('reference', '?')} gen.mjs",
     ]
