@@ -25,12 +25,9 @@ result shown under its call carries its own id as an anchor inside the call's bo
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import json
 import re
-import struct
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,16 +37,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from core.entry import Entry
+from core.images import decode_image, image_size
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
     from core.session import Session
 
-IMAGE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-"""Image types :func:`image_bytes` hands out; anything else is shown as text."""
-
-_MIME_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg"}
 _MAX_IMAGE_WIDTH = 480  # px; larger images are scaled down in the view
 _MAX_MARKDOWN_CHARS = 200_000  # one text block; more is cut with a note
 _MAX_CODE_LINES = 400  # one fenced code block
@@ -243,7 +237,7 @@ def image_bytes(body: dict, index: int) -> tuple[bytes, str] | None:
     images = [b for b in _blocks(_content_of(body)) if b.get("type") == "image"]
     if index >= len(images):
         return None
-    return _decode_image(images[index])
+    return decode_image(images[index])
 
 
 def render_entry(
@@ -479,12 +473,12 @@ class _Renderer:
         return f"<pre{style}>{_esc(text)}</pre>"
 
     def image(self, entry_id: object, index: int, block: dict) -> str:
-        decoded = _decode_image(block)
+        decoded = decode_image(block)
         mime = _text(block.get("mimeType")) or "unknown type"
         if decoded is None or not isinstance(entry_id, str):
             return self.note(f"[image ({mime}): not shown, the data is invalid or not an allowed image type]")
         data, _mime = decoded
-        size = _image_size(data)
+        size = image_size(data)
         if size is None:
             dims = f'width="{_MAX_IMAGE_WIDTH}"'
         else:
@@ -990,95 +984,6 @@ def _lexer_for_name_key(key: str) -> Any:
         )
     except ClassNotFound:
         return None
-
-
-# ---------------------------------------------------------------------------------------------- images
-
-
-def _decode_image(block: dict) -> tuple[bytes, str] | None:
-    declared = block.get("mimeType")
-    data = block.get("data")
-    if not isinstance(declared, str) or not isinstance(data, str) or not data:
-        return None
-    declared = declared.strip().lower()
-    declared = _MIME_ALIASES.get(declared, declared)
-    if declared not in IMAGE_MIME_TYPES:
-        return None
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        try:  # line-wrapped base64 is still base64
-            raw = base64.b64decode("".join(data.split()), validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    sniffed = _sniff(raw)
-    return (raw, sniffed) if sniffed is not None else None
-
-
-def _sniff(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-def _image_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height from the image header, or None when they cannot be read."""
-    try:
-        if data.startswith(b"\x89PNG") and data[12:16] == b"IHDR":
-            width, height = struct.unpack(">II", data[16:24])
-        elif data.startswith((b"GIF87a", b"GIF89a")):
-            width, height = struct.unpack("<HH", data[6:10])
-        elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-            chunk = data[12:16]
-            if chunk == b"VP8 ":
-                width, height = (v & 0x3FFF for v in struct.unpack("<HH", data[26:30]))
-            elif chunk == b"VP8L":
-                bits = int.from_bytes(data[21:25], "little")
-                width, height = (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-            elif chunk == b"VP8X":
-                width = int.from_bytes(data[24:27], "little") + 1
-                height = int.from_bytes(data[27:30], "little") + 1
-            else:
-                return None
-        elif data.startswith(b"\xff\xd8"):
-            size = _jpeg_size(data)
-            if size is None:
-                return None
-            width, height = size
-        else:
-            return None
-    except struct.error:
-        return None
-    return (width, height) if width > 0 and height > 0 else None
-
-
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    i = 2
-    end = len(data)
-    while i + 9 < end:
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0x01, *range(0xD0, 0xD9)):  # markers without a length
-            i += 2
-            continue
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return width, height
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if length < 2:
-            return None
-        i += 2 + length
-    return None
 
 
 def _image_position(content: object, block_index: int) -> int:
