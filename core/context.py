@@ -42,9 +42,7 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
         return empty
     target = session.get(leaf) if leaf is not DEFAULT_LEAF and leaf else None
     if target is None:
-        target = session.entries[-1] if session.entries else None
-        if target is not None and session.by_id.get(target.id) is not target:
-            target = session.by_id[target.id]
+        target = session.leaf  # no or an unknown id: the last entry in file order, as the reference does
     if target is None:
         return empty
     path = session.path_to(target.id)
