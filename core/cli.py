@@ -48,6 +48,16 @@ def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
+def _local_time(iso: str | None) -> str:
+    """``2026-03-05 12:12`` in the user's time zone for an ISO UTC time (blank padding when unknown)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso or "").astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return " " * 16
+
+
 # ---------------------------------------------------------------------------- list
 def _scan_summaries(roots: list, problems: list[str]) -> list:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
@@ -129,7 +139,7 @@ def _list(args: argparse.Namespace) -> int:
     for s in summaries:
         title = " ".join(s.title.split())[:60]
         _out(
-            f"{(s.modified or '')[:16].replace('T', ' ')}  {s.messageCount:5d} msgs  "
+            f"{_local_time(s.modified)}  {s.messageCount:5d} msgs  "
             f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
         )
     _out(f"{len(summaries)} sessions")
@@ -217,7 +227,7 @@ def _search(args: argparse.Namespace) -> int:
     for hit in hits:
         branch = "" if hit.onCurrentBranch else "  (abandoned branch)"
         title = hit.name or (hit.sessionId or "")[:8]
-        _out(f"{(hit.timestamp or '')[:16].replace('T', ' ')}  {title}  {hit.entryId}  {hit.role}{branch}")
+        _out(f"{_local_time(hit.timestamp)}  {title}  {hit.entryId}  {hit.role}{branch}")
         _out(f"    {hit.snippet}")
         _out(f"    {hit.path}")
     return 0
