@@ -31,15 +31,20 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def _emit_json(value: object) -> None:
+def _json_bytes(value: object, indent: bool = False) -> bytes:
     try:
-        data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
     except (TypeError, orjson.JSONEncodeError):
         # Lone surrogates (from a "\ud800" escape, which JSON.parse accepts) cannot be UTF-8. Write them
         # back as the same escapes, as JSON.stringify does; everything else is written as orjson would.
         import json
 
-        data = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        text = json.dumps(value, indent=2 if indent else None, ensure_ascii=False)
+        return text.encode("utf-8", "backslashreplace")
+
+
+def _emit_json(value: object) -> None:
+    data = _json_bytes(value, indent=True)
     sys.stdout.flush()
     sys.stdout.buffer.write(data + b"\n")
 
@@ -264,13 +269,24 @@ def _show(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- context
 def _context(args: argparse.Namespace) -> int:
-    from core.context import DEFAULT_LEAF, build_context
+    from core.context import DEFAULT_LEAF, iter_context
 
     session = load_session(args.file, checksum=False)
     leaf: object = DEFAULT_LEAF
     if args.leaf is not None:
         leaf = None if args.leaf == "null" else args.leaf
-    _emit_json(build_context(session, leaf))
+    settings, messages = iter_context(session, leaf)
+    # Written message by message (one per line): a 20,000-message context never sits in memory whole.
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    out.write(b'{"messages": [')
+    for index, message in enumerate(messages):
+        out.write(b"\n" if index == 0 else b",\n")
+        out.write(_json_bytes(message))
+    out.write(b"]")
+    for key, value in settings.items():
+        out.write(b', "' + key.encode() + b'": ' + _json_bytes(value))
+    out.write(b"}\n")
     return 0
 
 

@@ -8,6 +8,8 @@ non-empty branch_summary entries become messages. Bookkeeping entries contribute
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from core.entry import js_truthy
 from core.session import Session
 from core.timefmt import js_date_ms
@@ -28,6 +30,8 @@ _MESSAGE_KINDS = ("message", "custom_message", "branch_summary")
 def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
     """Return ``{"messages", "thinkingLevel", "model"}`` as the reference computes it for ``leaf``.
 
+    See :func:`iter_context` for the same without holding every message in memory at once.
+
     Args:
         session: a loaded session.
         leaf: an entry id; ``None`` for the explicit null leaf (no messages, thinking ``off``, model
@@ -37,14 +41,25 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
         A dict equal, after a JSON round trip, to the reference result. Keys whose value would be
         ``undefined`` in JavaScript are absent.
     """
-    empty = {"messages": [], "thinkingLevel": "off", "model": None}
+    settings, messages = iter_context(session, leaf)
+    return {"messages": list(messages), **settings}
+
+
+def iter_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> tuple[dict, Iterator[dict]]:
+    """The context as ``(settings, messages)``, the messages produced one at a time.
+
+    Settings are ``thinkingLevel`` (when defined) and ``model``; message bodies are read as needed.
+
+    Args and results are those of :func:`build_context`, which is ``{"messages": list(messages),
+    **settings}``. A 20,000-message context can so be written out without holding it all.
+    """
     if leaf is None:
-        return empty
+        return {"thinkingLevel": "off", "model": None}, iter(())
     target = session.get(leaf) if leaf is not DEFAULT_LEAF and leaf else None
     if target is None:
         target = session.leaf  # no or an unknown id: the last entry in file order, as the reference does
     if target is None:
-        return empty
+        return {"thinkingLevel": "off", "model": None}, iter(())
     path = session.path_to(target.id)
 
     # Only the last thinking change, the last model-bearing entry and the last compaction on the path
@@ -75,10 +90,15 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
         else:
             model = _pick(body["message"], provider="provider", modelId="model")
 
-    messages: list[object] = []
+    settings: dict[str, object] = {}
+    if thinking is not _MISSING:
+        settings["thinkingLevel"] = thinking
+    settings["model"] = model
+
+    head: list[dict] = []
     if last_compaction >= 0:
         body = bodies[id(path[last_compaction])]
-        messages.append(
+        head.append(
             _pick(
                 body,
                 role=("compactionSummary",),
@@ -95,42 +115,38 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
     else:
         shown = path
     emitted = [e for e in shown if e.kind in _MESSAGE_KINDS]
-    needed = [e for e in emitted if id(e) not in bodies]
-    bodies.update(zip((id(e) for e in needed), session.bodies(needed), strict=True))
+    return settings, _messages(session, emitted, bodies, head)
 
+
+def _messages(
+    session: Session, emitted: list, preloaded: dict[int, dict], head: list[dict]
+) -> Iterator[dict]:
+    yield from head
+    # Bodies are read in path order as the messages are produced; those read for the settings are reused.
+    loading = session.bodies(e for e in emitted if id(e) not in preloaded)
     for entry in emitted:
-        body = bodies[id(entry)]
+        body = preloaded[id(entry)] if id(entry) in preloaded else next(loading)
         if entry.kind == "message":
             if "message" in body:
-                messages.append(body["message"])
+                yield body["message"]
         elif entry.kind == "custom_message":
-            messages.append(
-                _pick(
-                    body,
-                    role=("custom",),
-                    customType="customType",
-                    content="content",
-                    display="display",
-                    details="details",
-                    timestamp=(js_date_ms(body.get("timestamp")),),
-                )
+            yield _pick(
+                body,
+                role=("custom",),
+                customType="customType",
+                content="content",
+                display="display",
+                details="details",
+                timestamp=(js_date_ms(body.get("timestamp")),),
             )
         elif js_truthy(body.get("summary")):
-            messages.append(
-                _pick(
-                    body,
-                    role=("branchSummary",),
-                    summary="summary",
-                    fromId="fromId",
-                    timestamp=(js_date_ms(body.get("timestamp")),),
-                )
+            yield _pick(
+                body,
+                role=("branchSummary",),
+                summary="summary",
+                fromId="fromId",
+                timestamp=(js_date_ms(body.get("timestamp")),),
             )
-
-    result: dict[str, object] = {"messages": messages}
-    if thinking is not _MISSING:
-        result["thinkingLevel"] = thinking
-    result["model"] = model
-    return result
 
 
 def _pick(source: dict, **fields: object) -> dict:

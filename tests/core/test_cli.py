@@ -99,10 +99,15 @@ def test_an_unknown_leaf_falls_back_to_the_last_entry_like_the_reference() -> No
     assert json.loads(fallback.stdout)["messages"] == want["messages"]
 
 
-def test_context_output_is_indented_utf8_json() -> None:
+def test_context_output_is_one_message_per_line_utf8_json() -> None:
+    # Streamed message by message, so a 20,000-message context is never held in memory whole.
     result = run("context", LINEAR)
-    assert result.stdout.startswith('{\n  "messages": [\n')
+    lines = result.stdout.split("\n")
+    assert lines[0] == '{"messages": ['
     assert result.stdout.endswith("}\n")
+    messages = json.loads(result.stdout)["messages"]
+    assert len(lines) == len(messages) + 2
+    assert [json.loads(line.rstrip(",")) for line in lines[1:-2]] == messages[:-1]
 
 
 # ---------------------------------------------------------------------------- tree
@@ -439,7 +444,7 @@ def test_an_unexpected_error_is_one_line_too(
     def broken(*_args: object, **_kwargs: object) -> dict:
         raise RuntimeError("something impossible")
 
-    monkeypatch.setattr(core.context, "build_context", broken)
+    monkeypatch.setattr(core.context, "iter_context", broken)
     monkeypatch.delenv("PRIME_SESSIONS_DEBUG", raising=False)
     assert core.cli.main(["context", str(LINEAR)]) == 70
     captured = capsys.readouterr()
