@@ -1,0 +1,103 @@
+"""Sorting and filtering of the session list (a ``QSortFilterProxyModel`` over ``SessionListModel``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel
+
+from gui.models.roles import Role
+
+if TYPE_CHECKING:
+    from core.summary import SessionSummary
+
+__all__ = ["SessionFilterProxy", "filter_words", "matches"]
+
+# Qt 6.9 added beginFilterChange(); 6.10 added endFilterChange() and deprecated invalidateFilter().
+_HAS_BEGIN = hasattr(QSortFilterProxyModel, "beginFilterChange")
+_HAS_END = hasattr(QSortFilterProxyModel, "endFilterChange")
+
+
+def filter_words(text: str) -> list[str]:
+    """The casefolded, whitespace-separated words of a filter text."""
+    return text.casefold().split()
+
+
+def matches(summary: SessionSummary, words: list[str]) -> bool:
+    """True when every word occurs in the title, project, id or models of ``summary`` (casefolded)."""
+    if not words:
+        return True
+    haystack = "\n".join([summary.title, summary.cwd, summary.id or "", *summary.models]).casefold()
+    return all(word in haystack for word in words)
+
+
+class SessionFilterProxy(QSortFilterProxyModel):
+    """Sorts by ``Role.SORT`` and keeps the rows matching a word filter and the ``named_only`` toggle.
+
+    Sorting is dynamic, so rows inserted or changed by ``SessionListModel.update_summaries`` land in place.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._filter_text = ""
+        self._words: list[str] = []
+        self._named_only = False
+        self.setSortRole(Role.SORT)
+        self.setDynamicSortFilter(True)
+
+    @contextmanager
+    def _filter_change(self) -> Iterator[None]:
+        """Wrap a change of the filter state in Qt's begin/end protocol (or invalidateFilter on old Qt)."""
+        if _HAS_BEGIN:
+            self.beginFilterChange()
+        yield
+        if _HAS_END:
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateFilter()
+
+    def filter_text(self) -> str:
+        """The filter text as set."""
+        return self._filter_text
+
+    def set_filter_text(self, text: str) -> None:
+        """Keep rows where every whitespace-separated word (any case) is in title, project, id or models."""
+        if text == self._filter_text:
+            return
+        words = filter_words(text)
+        if words == self._words:  # only spacing or case differences that do not change the result
+            self._filter_text = text
+            return
+        with self._filter_change():
+            self._filter_text = text
+            self._words = words
+
+    def named_only(self) -> bool:
+        """Whether only sessions with a name are shown."""
+        return self._named_only
+
+    def set_named_only(self, on: bool) -> None:
+        """Show only sessions that have a name (``on``) or all of them."""
+        on = bool(on)
+        if on == self._named_only:
+            return
+        with self._filter_change():
+            self._named_only = on
+
+    def summary_at(self, row: int) -> SessionSummary | None:
+        """The summary shown in proxy ``row``, or None."""
+        index = self.index(row, 0)
+        return self.data(index, Role.ITEM) if index.isValid() else None
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        model = self.sourceModel()
+        if model is None:
+            return False
+        summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)
+        if summary is None:
+            return False
+        if self._named_only and not summary.name:
+            return False
+        return matches(summary, self._words)

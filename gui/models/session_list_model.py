@@ -1,0 +1,323 @@
+"""The session list: a flat table over ``core.summary.SessionSummary`` records.
+
+The model only adapts records that core already produced (a loader, a refresh or ``Catalogue.summaries()``);
+it never opens, parses or stats a file. Sorting and filtering live in ``SessionFilterProxy``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont
+
+from gui.models.roles import Role
+
+if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
+    from core.summary import SessionSummary
+
+__all__ = [
+    "COLUMNS",
+    "Column",
+    "SessionColumn",
+    "SessionListModel",
+    "format_cost",
+    "format_modified",
+    "format_tokens",
+    "modified_sort_key",
+    "one_line",
+]
+
+_ModelIndex = QModelIndex | QPersistentModelIndex
+
+# Stop reasons of a last assistant reply that deserve a hint in the list.
+FAILED_STOP_REASONS = frozenset({"error", "aborted"})
+PROBLEM_COLOR = QColor(198, 40, 40)  # damaged file
+FAILED_COLOR = QColor(184, 106, 0)  # last reply was an error or was aborted
+_TOOLTIP_TITLE_LIMIT = 1000  # a first message can be a whole pasted file; keep tooltips readable
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).strip()
+
+
+def _parse_iso(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def format_modified(value: str | None) -> str:
+    """The ISO timestamp as a local ``YYYY-MM-DD HH:MM``; ``""`` when missing or unreadable."""
+    parsed = _parse_iso(value)
+    if parsed is None:
+        return ""
+    if parsed.tzinfo is not None:  # a naive value is shown as written
+        parsed = parsed.astimezone()
+    return parsed.strftime("%Y-%m-%d %H:%M")
+
+
+def modified_sort_key(value: str | None) -> float:
+    """Epoch seconds of the ISO timestamp; missing or unreadable values sort first (``-1.0``)."""
+    parsed = _parse_iso(value)
+    if parsed is None:
+        return -1.0
+    return parsed.timestamp()
+
+
+def format_tokens(value: float) -> str:
+    """Grouped thousands: ``1,339,486``."""
+    return f"{round(value):,}"
+
+
+def format_cost(value: float) -> str:
+    """Dollars with cents: ``$0.14``."""
+    return f"${value:,.2f}"
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of the session list: how it is titled, shown and sorted.
+
+    ``sort_key`` returns one type per column (str, int or float) so that the proxy's default
+    ``QVariant`` comparison is well defined.
+    """
+
+    title: str
+    display: Callable[[SessionSummary], str]
+    sort_key: Callable[[SessionSummary], str | int | float]
+    numeric: bool = False
+
+
+class SessionColumn(IntEnum):
+    """Column numbers of :class:`SessionListModel`."""
+
+    TITLE = 0
+    PROJECT = 1
+    MODIFIED = 2
+    MESSAGES = 3
+    TOKENS = 4
+    COST = 5
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("Title", lambda s: one_line(s.title), lambda s: one_line(s.title).casefold()),
+    Column("Project", lambda s: s.cwd, lambda s: s.cwd.casefold()),
+    Column("Modified", lambda s: format_modified(s.modified), lambda s: modified_sort_key(s.modified)),
+    Column("Messages", lambda s: str(s.messageCount), lambda s: int(s.messageCount), numeric=True),
+    Column("Tokens", lambda s: format_tokens(s.totalTokens), lambda s: float(s.totalTokens), numeric=True),
+    Column("Cost", lambda s: format_cost(s.cost), lambda s: float(s.cost), numeric=True),
+)
+assert len(COLUMNS) == len(SessionColumn)
+
+
+def _tooltip(s: SessionSummary) -> str:
+    """Rich-text tooltip; every value is escaped (titles are user text and may look like HTML)."""
+    title = s.title
+    if len(title) > _TOOLTIP_TITLE_LIMIT:
+        title = title[:_TOOLTIP_TITLE_LIMIT] + "…"
+    lines = [f"<b>{html.escape(title)}</b>" if s.name else html.escape(title)]
+    if s.name:
+        lines.append(f"First message: {html.escape(one_line(s.firstMessage)[:200])}")
+    lines.append(f"Path: {html.escape(s.path)}")
+    lines.append(f"Project: {html.escape(s.cwd)}")
+    lines.append(f"ID: {html.escape(s.id or '(none)')}")
+    if s.parentSessionPath:
+        lines.append(f"Forked from: {html.escape(s.parentSessionPath)}")
+    lines.append(f"Models: {html.escape(', '.join(s.models) or '(none)')}")
+    if s.problems:
+        lines.append(f"<b>Problems: {s.problems}</b> (the file is damaged)")
+    if s.lastStopReason in FAILED_STOP_REASONS:
+        lines.append(f"<b>Last reply: {html.escape(s.lastStopReason)}</b>")
+    # white-space:pre keeps long paths on one line; <br> separates the fields.
+    return "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
+
+
+def _coalesce(rows: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted rows as ``(first, last)`` runs of consecutive numbers."""
+    runs: list[tuple[int, int]] = []
+    for row in sorted(rows):
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs
+
+
+class SessionListModel(QAbstractTableModel):
+    """A table of session summaries, one row per session file, keyed by ``summary.path``.
+
+    ``set_summaries`` replaces everything (a reset); ``update_summaries`` merges a fresh list by path so
+    that live refreshes keep the views' selection and scroll position.
+    """
+
+    def __init__(self, summaries: Iterable[SessionSummary] = (), parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[SessionSummary] = []
+        self._row_of: dict[str, int] = {}
+        self._rows, self._row_of = self._dedupe(summaries)
+
+    # -- helpers --------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _dedupe(summaries: Iterable[SessionSummary]) -> tuple[list[SessionSummary], dict[str, int]]:
+        """Rows in input order, one per path (the last summary for a path wins, at its first position)."""
+        rows: list[SessionSummary] = []
+        index: dict[str, int] = {}
+        for summary in summaries:
+            row = index.get(summary.path)
+            if row is None:
+                index[summary.path] = len(rows)
+                rows.append(summary)
+            else:
+                rows[row] = summary
+        return rows, index
+
+    def _reindex(self) -> None:
+        self._row_of = {summary.path: row for row, summary in enumerate(self._rows)}
+
+    # -- public API -----------------------------------------------------------------------------------------
+
+    def summaries(self) -> list[SessionSummary]:
+        """A copy of the rows, in model (not view) order."""
+        return list(self._rows)
+
+    def summary_at(self, row: int) -> SessionSummary | None:
+        """The summary in ``row`` of this model, or None when out of range."""
+        if 0 <= row < len(self._rows):
+            return self._rows[row]
+        return None
+
+    def row_of(self, path: str | os.PathLike[str]) -> int:
+        """The row holding the session at ``path`` (compared as given, not resolved), or -1."""
+        return self._row_of.get(os.fspath(path), -1)
+
+    def index_of(self, path: str | os.PathLike[str], column: int = 0) -> QModelIndex:
+        """The index of ``path``'s row, or an invalid index."""
+        row = self.row_of(path)
+        return self.index(row, column) if row >= 0 else QModelIndex()
+
+    def set_summaries(self, summaries: Iterable[SessionSummary]) -> None:
+        """Replace every row (a model reset: views drop their selection)."""
+        rows, index = self._dedupe(summaries)
+        self.beginResetModel()
+        self._rows, self._row_of = rows, index
+        self.endResetModel()
+
+    def update_summaries(self, summaries: Iterable[SessionSummary]) -> None:
+        """Merge a fresh list by path: remove vanished rows, update changed rows, append new ones.
+
+        Unchanged rows emit nothing, a changed row emits ``dataChanged`` for itself only (runs of adjacent
+        changed rows are coalesced), new sessions are appended in the order given. No reset, so views keep
+        their selection and current index.
+        """
+        fresh, _ = self._dedupe(summaries)
+        fresh_by_path = {s.path: s for s in fresh}
+
+        # 1. Removals, bottom run first so the row numbers of the runs above stay valid.
+        gone = [row for row, s in enumerate(self._rows) if s.path not in fresh_by_path]
+        for first, last in reversed(_coalesce(gone)):
+            self.beginRemoveRows(QModelIndex(), first, last)
+            del self._rows[first : last + 1]
+            self.endRemoveRows()
+        if gone:
+            self._reindex()
+
+        # 2. Changes in place (frozen dataclasses compare by value).
+        changed = []
+        for row, old in enumerate(self._rows):
+            new = fresh_by_path[old.path]
+            if new != old:
+                self._rows[row] = new
+                changed.append(row)
+        last_column = self.columnCount() - 1
+        for first, last in _coalesce(changed):
+            self.dataChanged.emit(self.index(first, 0), self.index(last, last_column))
+
+        # 3. Insertions at the end: first = n, last = n + count - 1; an empty insert is skipped.
+        added = [s for s in fresh if s.path not in self._row_of]
+        if added:
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            self._rows.extend(added)
+            for offset, summary in enumerate(added):
+                self._row_of[summary.path] = first + offset
+            self.endInsertRows()
+
+    # -- Qt overrides ---------------------------------------------------------------------------------------
+
+    def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def flags(self, index: _ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            column = COLUMNS[section]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return column.title
+            if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
+                return _RIGHT
+            return None
+        return super().headerData(section, orientation, role)
+
+    def data(self, index: _ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        row, col = index.row(), index.column()
+        if not (0 <= row < len(self._rows) and 0 <= col < len(COLUMNS)):
+            return None
+        summary = self._rows[row]
+        column = COLUMNS[col]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.display(summary)
+        if role == Role.SORT:
+            return column.sort_key(summary)
+        if role == Role.ITEM:
+            return summary
+        if role == Role.ID:
+            return summary.id
+        if role == Role.PARENT:
+            return summary.parentSessionPath
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tooltip(summary)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if column.numeric else None
+        if role == Qt.ItemDataRole.FontRole:
+            if summary.name and col == SessionColumn.TITLE:
+                font = QFont()  # made per call: a QFont at import time would precede the QApplication
+                font.setBold(True)
+                return font
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and col == SessionColumn.TITLE:
+            if summary.problems:
+                return PROBLEM_COLOR
+            if summary.lastStopReason in FAILED_STOP_REASONS:
+                return FAILED_COLOR
+        return None
