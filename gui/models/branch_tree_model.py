@@ -1,0 +1,572 @@
+"""The branch tree of one session: a lazy ``QAbstractItemModel`` over ``core.session.Session``.
+
+The model adapts what core already indexed (``Session.tree``, ``Session.path_to``, ``Session.labels``) and
+asks core for entry bodies (``Session.bodies``) in batches when it creates rows; the one-line previews it
+keeps are GUI state. Everything is iterative: sessions can be 100,000 entries deep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
+
+from gui.models.roles import Role
+
+if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
+    from core.entry import Entry
+    from core.session import Session
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+FILTER_MODES = ("default", "no-tools", "user", "labeled", "all")
+# The reference's Default filter hides these entry kinds (FORMAT.md section 6).
+_DEFAULT_HIDDEN = frozenset({"label", "custom", "model_change", "thinking_level_change"})
+_STATE_ROLES = [
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.FontRole,
+    Role.ON_PATH,
+    Role.IS_LEAF,
+    Role.LABEL,
+]
+_KIND_COLOURS = {
+    "user": "#3b82f6",
+    "assistant": "#22c55e",
+    "toolResult": "#f59e0b",
+    "bashExecution": "#64748b",
+    "compaction": "#a855f7",
+    "compactionSummary": "#a855f7",
+    "branch_summary": "#a855f7",
+    "branchSummary": "#a855f7",
+    "custom": "#ec4899",
+    "custom_message": "#ec4899",
+    "label": "#eab308",
+}
+_OTHER_COLOUR = "#9ca3af"
+_icons: dict[str, QIcon] = {}
+
+
+def _kind_icon(kind: str) -> QIcon | None:
+    """A small filled circle in the kind's colour (made on first use: it needs a QGuiApplication)."""
+    if QGuiApplication.instance() is None:
+        return None
+    colour = _KIND_COLOURS.get(kind, _OTHER_COLOUR)
+    icon = _icons.get(colour)
+    if icon is None:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawEllipse(1, 1, 10, 10)
+        painter.end()
+        icon = _icons[colour] = QIcon(pixmap)
+    return icon
+
+
+class _Node:
+    """One visible entry as a row. Owned by the model (``_root`` down, and ``_nodes`` by id).
+
+    ``createIndex`` stores a bare pointer to the node without a reference, so the model must keep every node
+    alive for as long as an index to it can exist: nodes are dropped only inside a reset, or after a layout
+    change has moved every persistent index to the new nodes.
+    """
+
+    __slots__ = ("children", "entry", "parent", "row", "rows")
+
+    def __init__(self, entry: Entry | None, parent: _Node | None, row: int) -> None:
+        self.entry = entry  # None for the invisible root
+        self.parent = parent
+        self.row = row  # the row in ``parent``, fixed at creation: rows are only ever appended
+        self.children: list[_Node] | None = None  # the fetched prefix of ``rows``; None until first fetch
+        self.rows: list[Entry] | None = None  # every display row under this node; computed on first need
+
+
+class BranchTreeModel(QAbstractItemModel):
+    """Every entry of a session as a tree with one column, filtered like the reference's sidebar.
+
+    Visibility: the filter mode (:data:`FILTER_MODES`) decides which entries are visible; the current leaf is
+    always visible. A hidden entry's visible descendants hang off its nearest visible ancestor (or become
+    top-level rows when it has none). ``default`` hides label, custom, model_change and
+    thinking_level_change entries; ``no-tools`` also hides tool results; ``user`` shows only user messages;
+    ``labeled`` only labeled entries; ``all`` everything. Visible children keep core's order (the branch
+    holding the leaf is not moved first). Unlike the reference, assistant messages holding only tool calls are
+    not hidden: telling them apart needs every body, and the model reads bodies only for rows it creates.
+
+    Flattening (in terms of the visible tree): a *head* is a top-level entry or a child of a branch point
+    (an entry with two or more visible children). Its *chain* is its only child, that child's only child and
+    so on, down to the first entry with no child or with several. Then
+
+    * the top-level rows are the heads without a visible parent;
+    * a head with exactly one child has its chain as rows: the head's only child is its first row, and every
+      later only child is the next sibling of its parent at that same level, so a linear conversation is a
+      flat list under its root and only real branch points nest;
+    * a branch point (head or chain member) has its children, which are heads, as rows;
+    * every other entry has no rows.
+
+    ``parent()`` is O(1) from the row cached in each node. Rows are created lazily in batches
+    (``hasChildren``/``canFetchMore``/``fetchMore``), and entry bodies are read for each batch.
+    """
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        parent: QObject | None = None,
+        *,
+        filter_mode: str = "default",
+        batch_size: int = 500,
+        preview_width: int = 100,
+    ) -> None:
+        super().__init__(parent)
+        if filter_mode not in FILTER_MODES:
+            raise ValueError(f"unknown filter mode {filter_mode!r}; expected one of {FILTER_MODES}")
+        self._session = session
+        self._mode = filter_mode
+        self._batch = max(1, batch_size)
+        self._width = preview_width
+        self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
+        self._inserting = False  # inside beginInsertRows/endInsertRows
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._rebuild()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def session(self) -> Session | None:
+        """The session shown (None for an empty model)."""
+        return self._session
+
+    @property
+    def filter_mode(self) -> str:
+        """One of :data:`FILTER_MODES`; setting it rebuilds the visible structure with a model reset."""
+        return self._mode
+
+    @filter_mode.setter
+    def filter_mode(self, mode: str) -> None:
+        if mode not in FILTER_MODES:
+            raise ValueError(f"unknown filter mode {mode!r}; expected one of {FILTER_MODES}")
+        if mode == self._mode:
+            return
+        self.beginResetModel()
+        self._mode = mode
+        self._rebuild()
+        self.endResetModel()
+
+    def reset_session(self, session: Session | None) -> None:
+        """Show another session, or the same one after ``refresh()`` reloaded the file (a model reset)."""
+        self.beginResetModel()
+        self._session = session
+        self._previews.clear()
+        self._rebuild()
+        self.endResetModel()
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The session's current leaf as the model last saw it."""
+        return self._leaf
+
+    def entry_for_index(self, index: ModelIndex) -> Entry | None:
+        """The core entry of a row, or None for an invalid index."""
+        return index.internalPointer().entry if index.isValid() else None
+
+    def index_for_entry(self, entry_id: str | None) -> QModelIndex:
+        """The index showing ``entry_id`` (fetching rows as needed), or an invalid one when it is hidden."""
+        return self._locate(entry_id, signal=True)
+
+    def append_entries(self, entries: Iterable[Entry]) -> None:
+        """Show entries that ``Session.refresh()`` appended (``RefreshResult.appended``, not reloaded).
+
+        New rows are inserted with ``beginInsertRows``/``endInsertRows``; rows whose path/leaf state or
+        label changed get coalesced ``dataChanged``. When an append changes the shape of rows already shown
+        (a new branch below an entry that had one child, a sibling sorted before others, duplicate ids,
+        broken links, labels in ``labeled`` mode, the old leaf leaving a filter that only kept it because it
+        was the leaf) the structure is rebuilt as a layout change: persistent indexes (selection, current
+        index) are moved to the same entries, so selection and scrolling survive.
+        """
+        entries = list(entries)
+        session = self._session
+        if not entries or session is None:
+            return
+        for entry in entries:
+            self._previews.pop(entry.id, None)  # a repeated id: the later line wins
+        new_leaf = session.leaf_id
+        old_leaf, old_path = self._leaf, self._path
+        structural = False
+        label_targets: set[str] = set()
+        if old_leaf is not None and old_leaf != new_leaf:
+            old_entry = session.by_id.get(old_leaf)
+            if old_leaf in self._vparent and (old_entry is None or not self._passes(old_entry)):
+                structural = True
+        vparent, vkids, hidden, ids = self._vparent, self._vkids, self._hidden_anchor, self._ids
+        for entry in entries:
+            if structural:
+                break
+            eid, pid = entry.id, entry.parent_id
+            if eid in ids or session.by_id.get(eid) is not entry:
+                structural = True
+                break
+            if pid is not None and (pid == eid or pid not in ids):
+                structural = True  # an orphan, self-parent or forward reference: let core's tree decide
+                break
+            ids.add(eid)
+            if entry.kind == "label":
+                if self._mode == "labeled":
+                    structural = True
+                    break
+                info = entry.info
+                if isinstance(info, tuple) and info and isinstance(info[0], str):
+                    label_targets.add(info[0])
+            if not (eid == new_leaf or self._passes(entry)):
+                hidden[eid] = None if pid is None else (pid if pid in vparent else hidden[pid])
+                continue
+            anchor = None if pid is None else (pid if pid in vparent else hidden[pid])
+            if anchor is None and pid is not None:
+                structural = True  # below a hidden top-level entry: its place among top-level rows varies
+                break
+            siblings = vkids[anchor] if anchor is None else vkids.get(anchor, [])
+            if anchor is None:
+                holder: str | None = None
+            elif not siblings:
+                holder = anchor if self._is_head(anchor) else self._display_parent_id(anchor)
+            elif len(siblings) == 1:
+                structural = True  # a new branch point: the old only child and its chain move one level down
+                break
+            elif _ts_key(entry) >= _ts_key(siblings[-1]):
+                holder = anchor
+            else:
+                structural = True
+                break
+            holder_node = self._root if holder is None else self._nodes.get(holder)
+            if holder_node is not None:
+                self._rows_for(holder_node)  # computed from the structure before this entry
+            if anchor is not None and not siblings:
+                vkids[anchor] = siblings
+            siblings.append(entry)
+            vparent[eid] = anchor
+            if holder_node is not None:
+                self._append_row(holder_node, entry)
+        if structural:
+            self._relayout()
+            return
+        self._leaf = new_leaf
+        self._path = {e.id for e in session.path_to(new_leaf)}
+        changed = (old_path ^ self._path) | label_targets
+        changed.update(i for i in (old_leaf, new_leaf) if i is not None)
+        self._emit_changed(changed)
+
+    # ------------------------------------------------------------------ Qt model interface
+    def index(self, row: int, column: int = 0, parent: ModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        node = self._node(parent)
+        children = node.children
+        if column != 0 or children is None or not 0 <= row < len(children):
+            return QModelIndex()
+        return self.createIndex(row, 0, children[row])
+
+    def parent(self, index: ModelIndex | None = None) -> Any:  # type: ignore[override]
+        if index is None:  # QObject.parent()
+            return QObject.parent(self)
+        if not index.isValid():
+            return QModelIndex()
+        up = index.internalPointer().parent
+        if up is None or up is self._root:
+            return QModelIndex()
+        return self.createIndex(up.row, 0, up)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        children = self._node(parent).children
+        return len(children) if children is not None else 0
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 1
+
+    def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return False
+        return bool(self._rows_for(self._node(parent)))
+
+    def canFetchMore(self, parent: ModelIndex) -> bool:
+        if parent.isValid() and parent.column() != 0:
+            return False
+        if self._inserting:
+            return False
+        node = self._node(parent)
+        return len(node.children or ()) < len(self._rows_for(node))
+
+    def fetchMore(self, parent: ModelIndex) -> None:
+        if self._inserting or (parent.isValid() and parent.column() != 0):
+            return
+        node = self._node(parent)
+        self._fetch(node, len(node.children or ()) + self._batch, signal=True)
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        # No ItemNeverHasChildren: a live append can give any row children.
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and section == 0 and role == Qt.ItemDataRole.DisplayRole:
+            return "Entry"
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        entry = index.internalPointer().entry
+        eid = entry.id
+        if role == Qt.ItemDataRole.DisplayRole:
+            text = self._previews.get(eid) or f"[{entry.type or 'entry'}]"
+            label = self._label(eid)
+            return f"[{label}] {text}" if label else text
+        if role == Role.ITEM:
+            return entry
+        if role == Role.ID:
+            return eid
+        if role == Role.SORT:
+            return entry.line
+        if role == Role.ON_PATH:
+            return eid in self._path
+        if role == Role.IS_LEAF:
+            return eid == self._leaf
+        if role == Role.LABEL:
+            return self._label(eid)
+        if role == Role.KIND:
+            return _kind(entry)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._bold if eid in self._path else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            return _kind_icon(_kind(entry))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
+        return None
+
+    # ------------------------------------------------------------------ structure
+    def _rebuild(self) -> None:
+        """Recompute visibility and drop every node (callers wrap this in a reset or a layout change)."""
+        self._root = _Node(None, None, -1)
+        self._nodes: dict[str, _Node] = {}
+        self._row_in_parent: dict[str, int] = {}
+        self._vkids: dict[str | None, list[Entry]] = {None: []}
+        self._vparent: dict[str, str | None] = {}
+        self._hidden_anchor: dict[str, str | None] = {}  # hidden entry -> its nearest visible ancestor
+        self._ids: set[str] = set()
+        session = self._session
+        self._leaf = session.leaf_id if session is not None else None
+        self._path: set[str] = {e.id for e in session.path_to(self._leaf)} if session is not None else set()
+        if session is None:
+            return
+        tree = session.tree
+        leaf = self._leaf
+        passes: Callable[[Entry], bool] = self._passes
+        vkids, vparent, hidden, ids = self._vkids, self._vparent, self._hidden_anchor, self._ids
+        children = tree.children
+        stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            entry, anchor = pop()
+            eid = entry.id
+            ids.add(eid)
+            if eid == leaf or passes(entry):
+                vparent[eid] = anchor
+                siblings = vkids.get(anchor)
+                if siblings is None:
+                    vkids[anchor] = [entry]
+                else:
+                    siblings.append(entry)
+                anchor = eid
+            else:
+                hidden[eid] = anchor
+            kids = children.get(eid)
+            if kids:
+                extend((kid, anchor) for kid in reversed(kids))
+
+    def _relayout(self) -> None:
+        """Rebuild the structure as a layout change, moving persistent indexes to the same entries."""
+        persistent = self.persistentIndexList()
+        wanted = [p.internalPointer().entry.id if p.isValid() else None for p in persistent]
+        self.layoutAboutToBeChanged.emit()
+        old_root = self._root  # keeps the old nodes alive until no persistent index points at them
+        self._rebuild()
+        moved = [self._locate(eid, signal=False) for eid in wanted]
+        self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
+        del old_root
+
+    def _passes(self, entry: Entry) -> bool:
+        mode = self._mode
+        if mode == "all":
+            return True
+        if mode == "labeled":
+            return bool(self._label(entry.id))
+        if mode == "user":
+            return entry.kind == "message" and entry.role == "user"
+        if entry.kind in _DEFAULT_HIDDEN:
+            return False
+        return not (mode == "no-tools" and entry.kind == "message" and entry.role == "toolResult")
+
+    def _label(self, entry_id: str) -> str | None:
+        return self._session.label_for(entry_id) if self._session is not None else None
+
+    def _is_head(self, entry_id: str) -> bool:
+        anchor = self._vparent[entry_id]
+        return anchor is None or len(self._vkids[anchor]) != 1
+
+    def _display_parent_id(self, entry_id: str) -> str | None:
+        """The entry whose rows hold ``entry_id`` (None: top level). Climbs a chain iteratively."""
+        anchor = self._vparent[entry_id]
+        if anchor is None or len(self._vkids[anchor]) != 1:
+            return anchor
+        while not self._is_head(anchor):  # every entry climbed has exactly one visible child
+            anchor = self._vparent[anchor]
+        return anchor
+
+    def _rows_for(self, node: _Node) -> list[Entry]:
+        rows = node.rows
+        if rows is None:
+            vkids = self._vkids
+            if node.entry is None:
+                rows = list(vkids[None])
+            else:
+                eid = node.entry.id
+                kids = vkids.get(eid, ())
+                if len(kids) == 1 and self._is_head(eid):
+                    rows = []
+                    current = kids[0]
+                    while True:
+                        rows.append(current)
+                        nxt = vkids.get(current.id, ())
+                        if len(nxt) != 1:
+                            break
+                        current = nxt[0]
+                else:
+                    rows = list(kids) if len(kids) >= 2 else []
+            node.rows = rows
+            self._row_in_parent.update((e.id, i) for i, e in enumerate(rows))
+        return rows
+
+    def _node(self, index: ModelIndex) -> _Node:
+        return index.internalPointer() if index.isValid() else self._root
+
+    def _index_of(self, node: _Node) -> QModelIndex:
+        return QModelIndex() if node is self._root else self.createIndex(node.row, 0, node)
+
+    def _fetch(self, node: _Node, upto: int, *, signal: bool) -> None:
+        """Create the rows of ``node`` up to ``upto`` (exclusive), with insert signals when asked."""
+        rows = self._rows_for(node)
+        if node.children is None:
+            node.children = []
+        first = len(node.children)
+        last = min(upto, len(rows)) - 1
+        if last < first:
+            return
+        created = self._make_nodes(node, rows[first : last + 1], first)
+        if not signal:
+            node.children.extend(created)
+            return
+        self._inserting = True  # no nested fetch from slots connected to the insert signals
+        self.beginInsertRows(self._index_of(node), first, last)
+        node.children.extend(created)
+        self.endInsertRows()
+        self._inserting = False
+
+    def _append_row(self, holder: _Node, entry: Entry) -> None:
+        """Add a last row to ``holder`` (rows already computed); insert it when all rows are fetched."""
+        rows = holder.rows
+        assert rows is not None
+        row = len(rows)
+        self._row_in_parent[entry.id] = row
+        if holder.children is None and row == 0:
+            holder.children = []  # the row had no children before: make the new one known to views now
+        if holder.children is None or len(holder.children) != row:
+            rows.append(entry)  # not fetched that far yet: the view fetches it like the rows before it
+            return
+        created = self._make_nodes(holder, [entry], row)
+        # The row joins ``rows`` only inside begin/end: a view asking canFetchMore from the about-to-be
+        # signal must not fetch it a second time.
+        self._inserting = True
+        self.beginInsertRows(self._index_of(holder), row, row)
+        rows.append(entry)
+        holder.children.extend(created)
+        self.endInsertRows()
+        self._inserting = False
+
+    def _make_nodes(self, parent: _Node, entries: list[Entry], first: int) -> list[_Node]:
+        self._read_previews(entries)
+        nodes = [_Node(entry, parent, first + i) for i, entry in enumerate(entries)]
+        self._nodes.update((n.entry.id, n) for n in nodes)
+        return nodes
+
+    def _read_previews(self, entries: list[Entry]) -> None:
+        """Ask core for the bodies of a batch (one open file) and cache their one-line previews."""
+        from core.errors import SessionReadError
+        from core.preview import entry_preview
+
+        previews = self._previews
+        missing = [e for e in entries if e.id not in previews]
+        if not missing or self._session is None:
+            return
+        try:
+            for entry, body in zip(missing, self._session.bodies(missing), strict=False):
+                previews[entry.id] = entry_preview(entry, body, self._width)
+        except (SessionReadError, OSError):
+            pass  # the file changed underneath: rows show their type until the session is reloaded
+        for entry in missing:
+            previews.setdefault(entry.id, f"[{entry.type or 'entry'}]")
+
+    def _locate(self, entry_id: str | None, *, signal: bool) -> QModelIndex:
+        if entry_id is None or entry_id not in self._vparent:
+            return QModelIndex()
+        chain = []
+        current: str | None = entry_id
+        while current is not None:
+            chain.append(current)
+            current = self._display_parent_id(current)
+        node = self._root
+        for eid in reversed(chain):
+            self._rows_for(node)
+            row = self._row_in_parent[eid]
+            if len(node.children or ()) <= row:
+                # Fetch whole batches, as a view scrolling down would.
+                upto = (row // self._batch + 1) * self._batch
+                self._fetch(node, upto, signal=signal)
+            assert node.children is not None
+            node = node.children[row]
+        return self.createIndex(node.row, 0, node)
+
+    def _emit_changed(self, entry_ids: set[str]) -> None:
+        """One ``dataChanged`` per run of consecutive rows under one parent, for rows that exist."""
+        by_parent: dict[int, tuple[_Node, list[int]]] = {}
+        for eid in entry_ids:
+            node = self._nodes.get(eid)
+            if node is None or node.parent is None:
+                continue
+            by_parent.setdefault(id(node.parent), (node.parent, []))[1].append(node.row)
+        for parent, rows in by_parent.values():
+            rows.sort()
+            start = prev = rows[0]
+            for row in [*rows[1:], None]:
+                if row is not None and row == prev + 1:
+                    prev = row
+                    continue
+                assert parent.children is not None
+                top = self.createIndex(start, 0, parent.children[start])
+                bottom = self.createIndex(prev, 0, parent.children[prev])
+                self.dataChanged.emit(top, bottom, _STATE_ROLES)
+                if row is not None:
+                    start = prev = row
+
+
+def _kind(entry: Entry) -> str:
+    return entry.role if entry.kind == "message" and entry.role else entry.kind
+
+
+def _ts_key(entry: Entry) -> float:
+    ts = entry.ts_ms
+    return ts if ts is not None else float("inf")
