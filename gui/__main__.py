@@ -1,0 +1,7 @@
+"""``python -m gui``: start the desktop app."""
+
+import sys
+
+from gui.app import main
+
+sys.exit(main())

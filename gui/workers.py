@@ -1,0 +1,198 @@
+"""Background work: plain callables run in the global thread pool, results delivered on the GUI thread.
+
+A :class:`Task` runs one callable; its :class:`TaskSignals` object is created on the main thread, so the
+signals emitted from the worker thread reach their slots as queued calls on the main thread. Workers only
+call core functions: they never touch models or widgets.
+
+:class:`TaskRunner` stamps every request with a generation number per channel (``"load"``, ``"refresh"``...)
+and drops results that arrive after a newer request on the same channel (latest wins). Starting a request
+sets the cancel event of the previous one on that channel.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+__all__ = ["Task", "TaskRunner", "TaskSignals"]
+
+_RELEASE_AFTER = 1.0  # seconds after run() ended before a task's reference is dropped
+_PROGRESS_INTERVAL = 0.1  # seconds between two progress signals of one task (the last one always goes out)
+
+
+class TaskSignals(QObject):
+    """The signals of one :class:`Task`; made on the main thread so that its slots run there."""
+
+    finished = Signal(object)  # the callable's return value
+    failed = Signal(str)  # "ExceptionType: message"
+    progress = Signal(object)  # the arguments the callable passed to its progress callback, as a tuple
+
+
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` takes a keyword argument called ``name``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+class Task(QRunnable):
+    """Runs ``fn`` once in a pool thread and reports through ``signals``.
+
+    ``fn`` gets ``cancel=`` (a ``threading.Event``) and ``progress=`` (a callable) when its signature
+    accepts them. Auto-delete is off: the Python object owns the C++ runnable, so whoever started it must
+    keep a reference until ``run()`` has returned (the pool still runs it after the last signal).
+    """
+
+    def __init__(self, fn: Callable[..., Any], signals: TaskSignals, cancel: threading.Event) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self._fn = fn
+        self.signals = signals
+        self.cancel = cancel
+        self.done_at: float | None = None  # monotonic time of the last step of run()
+        self._last_progress = 0.0
+
+    def _progress(self, *args: Any) -> None:
+        now = time.monotonic()
+        if now - self._last_progress >= _PROGRESS_INTERVAL:
+            self._last_progress = now
+            self.signals.progress.emit(args)
+
+    def run(self) -> None:
+        try:
+            kwargs: dict[str, Any] = {}
+            if _accepts(self._fn, "cancel"):
+                kwargs["cancel"] = self.cancel
+            if _accepts(self._fn, "progress"):
+                kwargs["progress"] = self._progress
+            try:
+                result = self._fn(**kwargs)
+            except Exception as err:  # reported to the GUI, never raised into Qt's thread
+                self.signals.failed.emit(f"{type(err).__name__}: {err}")
+            else:
+                self.signals.finished.emit(result)
+        finally:
+            self.done_at = time.monotonic()
+
+
+class TaskRunner(QObject):
+    """Starts tasks in the global thread pool; per channel, only the latest request's result is delivered."""
+
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
+        super().__init__(parent)
+        self._pool = pool or QThreadPool.globalInstance()
+        self._generation: dict[str, int] = {}
+        self._cancels: dict[str, threading.Event] = {}
+        self._tasks: list[Task] = []  # references kept until the pool is done with them
+        self._running = 0  # tasks whose result has not come back yet
+        self._closed = False
+
+    @property
+    def busy(self) -> bool:
+        """Whether a started task has not reported yet."""
+        return self._running > 0
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`shutdown`: no new task starts."""
+        return self._closed
+
+    def generation(self, channel: str) -> int:
+        """The generation number of the latest request on ``channel`` (0 before the first)."""
+        return self._generation.get(channel, 0)
+
+    def cancel(self, channel: str) -> None:
+        """Ask the running request on ``channel`` to stop and drop its result when it comes."""
+        event = self._cancels.pop(channel, None)
+        if event is not None:
+            event.set()
+        self._generation[channel] = self.generation(channel) + 1
+
+    def start(
+        self,
+        channel: str,
+        fn: Callable[..., Any],
+        on_finished: Callable[[Any], None],
+        on_failed: Callable[[str], None] | None = None,
+        on_progress: Callable[..., None] | None = None,
+    ) -> int:
+        """Run ``fn`` in the pool; its result goes to ``on_finished`` unless a newer request superseded it.
+
+        Returns:
+            The request's generation number, or -1 after :meth:`shutdown`.
+        """
+        if self._closed:
+            return -1
+        self._prune()
+        previous = self._cancels.get(channel)
+        if previous is not None:
+            previous.set()  # latest wins: the superseded task may stop early
+        generation = self.generation(channel) + 1
+        self._generation[channel] = generation
+        cancel = threading.Event()
+        self._cancels[channel] = cancel
+        signals = TaskSignals(self)  # main thread, so its slots run here (queued from the worker)
+        task = Task(fn, signals, cancel)
+
+        def current() -> bool:
+            return not self._closed and self._generation.get(channel) == generation
+
+        def finished(result: Any) -> None:
+            self._task_done(signals)
+            if current():
+                on_finished(result)
+
+        def failed(message: str) -> None:
+            self._task_done(signals)
+            if current() and on_failed is not None:
+                on_failed(message)
+
+        signals.finished.connect(finished)
+        signals.failed.connect(failed)
+        if on_progress is not None:
+            signals.progress.connect(lambda args: on_progress(*args) if current() else None)
+        self._tasks.append(task)
+        self._running += 1
+        if self._running == 1:
+            self.busy_changed.emit(True)
+        self._pool.start(task)
+        return generation
+
+    def shutdown(self, msecs: int = 5000) -> bool:
+        """Cancel every task and wait up to ``msecs`` for the pool; True when it went idle in time."""
+        self._closed = True
+        for event in self._cancels.values():
+            event.set()
+        for task in self._tasks:
+            task.cancel.set()
+        self._cancels.clear()
+        idle = self._pool.waitForDone(msecs)
+        if idle:
+            self._tasks.clear()
+        else:
+            self._prune()
+        return idle
+
+    def _task_done(self, signals: TaskSignals) -> None:
+        self._running = max(0, self._running - 1)
+        signals.deleteLater()  # no more signals come from a task that reported
+        if self._running == 0:
+            self.busy_changed.emit(False)
+
+    def _prune(self) -> None:
+        """Drop references to tasks whose ``run()`` ended a while ago.
+
+        ``done_at`` is set just before ``run()`` returns to the pool; the grace period makes sure the
+        pool thread has left the runnable before Python frees it.
+        """
+        now = time.monotonic()
+        self._tasks = [t for t in self._tasks if t.done_at is None or now - t.done_at < _RELEASE_AFTER]

@@ -1,0 +1,274 @@
+"""The main window over temporary copies of the demo sessions (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from PySide6.QtCore import QSettings, QThreadPool, QUrl
+from PySide6.QtGui import QImage, QTextDocument
+
+import gui.message_view as message_view_module
+from core.render import image_bytes
+from gui.app import main
+from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
+from gui.models.roles import Role
+from gui.models.session_list_model import SessionColumn
+from tests.conftest import DEMO
+
+LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
+FIRST_USER_ID = "acf526b8"
+FIRST_USER_PHRASE = "The login form submits twice when I press Enter"
+THINKING_ID = "28cf9f89"
+TIMEOUT = 30_000
+SCREENSHOT = Path("/tmp/prime-window.png")
+
+
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path: Path) -> Iterator[Path]:
+    """QSettings go to tmp_path, never to the user's configuration."""
+    folder = tmp_path / "settings"
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    yield folder
+
+
+@pytest.fixture(autouse=True)
+def _no_dangling_threads() -> Iterator[None]:
+    yield
+    pool = QThreadPool.globalInstance()
+    assert pool.waitForDone(TIMEOUT)
+    assert pool.activeThreadCount() == 0
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in DEMO.glob("*.jsonl"):
+        shutil.copy2(path, folder / path.name)
+    return folder
+
+
+def make_window(qtbot, roots: list[Path] | None, catalogue: Path | None, **kwargs) -> MainWindow:
+    window = MainWindow(roots=roots, catalogue_dir=catalogue, **kwargs)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    return window
+
+
+@pytest.fixture
+def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
+    return make_window(qtbot, [sessions], tmp_path / "catalogue")
+
+
+def open_linear(qtbot, window: MainWindow, sessions: Path) -> None:
+    """Select the linear demo session in the list and wait for the tree."""
+    target = str(sessions / LINEAR)
+    proxy = window.proxy
+    rows = [r for r in range(proxy.rowCount()) if proxy.summary_at(r).path == target]
+    assert rows, f"{target} not listed"
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        window.table.selectRow(rows[0])
+
+
+def test_the_list_fills_and_filters(qtbot, window: MainWindow, sessions: Path) -> None:
+    qtbot.waitUntil(lambda: window.proxy.rowCount() == 7, timeout=TIMEOUT)
+    assert window.list_model.rowCount() == 7
+    window.filter_edit.setText("double submit")
+    shown = [window.proxy.summary_at(r).path for r in range(window.proxy.rowCount())]
+    assert 1 <= len(shown) < 7
+    assert str(sessions / LINEAR) in shown
+    window.filter_edit.setText("")
+    assert window.proxy.rowCount() == 7
+    window.named_only.setChecked(True)
+    assert 1 <= window.proxy.rowCount() < 7
+    assert all(window.proxy.summary_at(r).name for r in range(window.proxy.rowCount()))
+
+
+def test_the_list_is_sorted_newest_first(window: MainWindow) -> None:
+    proxy = window.proxy
+    keys = [proxy.data(proxy.index(r, SessionColumn.MODIFIED), Role.SORT) for r in range(proxy.rowCount())]
+    assert len(keys) == 7
+    assert keys == sorted(keys, reverse=True)
+
+
+def test_selecting_a_session_fills_the_tree_and_selects_the_leaf(
+    qtbot, window: MainWindow, sessions: Path
+) -> None:
+    open_linear(qtbot, window, sessions)
+    session = window.session
+    assert session is not None and session.path == str(sessions / LINEAR)
+    assert window.tree_model.rowCount() > 0
+    current = window.tree_model.entry_for_index(window.tree.currentIndex())
+    assert current is not None and current.id == session.leaf_id
+    assert window.message_view.entry is current
+    assert "Fix double submit" in window.windowTitle()
+
+
+def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow, sessions: Path) -> None:
+    open_linear(qtbot, window, sessions)
+    assert window.select_entry(FIRST_USER_ID)
+    assert FIRST_USER_PHRASE in window.message_view.toPlainText()
+
+    assert window.select_entry(THINKING_ID)
+    view = window.message_view
+    assert "Thinking…" in view.toPlainText()
+    hrefs = re.findall(r'href="(action:toggle/[^"]*thinking[^"]*)"', view.toHtml())
+    assert hrefs
+    view.anchorClicked.emit(QUrl(hrefs[0]))
+    assert any("/thinking/" in key for key in view.expanded)
+    assert "▾ Thinking" in view.toPlainText()
+    view.anchorClicked.emit(QUrl(hrefs[0]))  # and collapsed again
+    assert not view.expanded
+    assert "▾ Thinking" not in view.toPlainText()
+
+    window.filter_mode.setCurrentText("user")
+    assert window.tree_model.filter_mode == "user"
+    assert window.tree.currentIndex().isValid()
+    window.jump_button.click()
+    assert window.tree_model.entry_for_index(window.tree.currentIndex()).id == window.session.leaf_id
+
+
+def test_links_and_resources(qtbot, window: MainWindow, sessions: Path, monkeypatch) -> None:
+    opened: list[str] = []
+
+    class FakeDesktop:
+        @staticmethod
+        def openUrl(url: QUrl) -> bool:
+            opened.append(url.toString())
+            return True
+
+    monkeypatch.setattr(message_view_module, "QDesktopServices", FakeDesktop)
+    open_linear(qtbot, window, sessions)
+    view = window.message_view
+    image = QTextDocument.ResourceType.ImageResource
+    for url in ("http://example.com/a.png", "https://example.com/a.png", "file:///etc/passwd", "image:x/0"):
+        assert view.loadResource(image, QUrl(url)) is None
+    assert not opened  # nothing was fetched or opened by rendering
+
+    session = window.session
+    with_image = next(e for e in session.entries if image_bytes(session.body(e), 0) is not None)
+    assert window.select_entry(with_image.id)
+    sources = re.findall(r'src="(image:[^"]+)"', view.toHtml())
+    assert sources
+    loaded = view.loadResource(image, QUrl(sources[0]))
+    assert isinstance(loaded, QImage) and not loaded.isNull()
+    assert loaded.width() <= 480
+
+    view.anchorClicked.emit(QUrl("https://example.com/docs"))
+    assert opened == ["https://example.com/docs"]
+    view.anchorClicked.emit(QUrl("file:///etc/passwd"))
+    assert opened == ["https://example.com/docs"]
+
+
+def test_a_live_append_shows_a_new_row(qtbot, window: MainWindow, sessions: Path) -> None:
+    open_linear(qtbot, window, sessions)
+    session = window.session
+    leaf = session.leaf_id
+    line = {
+        "type": "message",
+        "id": "feedbeef",
+        "parentId": leaf,
+        "timestamp": "2026-03-02T10:00:00.000Z",
+        "message": {"role": "user", "content": "A live line about zebras", "timestamp": 1772445600000},
+    }
+    with open(session.path, "ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    with qtbot.waitSignal(window.session_updated, timeout=TIMEOUT) as blocker:
+        window.on_file_changed(session.path)
+    assert blocker.args[0].appended
+    assert session.leaf_id == "feedbeef"
+    index = window.tree_model.index_for_entry("feedbeef")
+    assert index.isValid()
+    assert window.tree.currentIndex() == index  # the view follows a live session's leaf
+    assert "zebras" in window.message_view.toPlainText()
+    assert "zebras" in window.tree_model.data(index)
+    assert window.grab().save(str(SCREENSHOT))
+
+
+def test_closing_cancels_and_waits_for_workers(
+    qtbot, sessions: Path, tmp_path: Path, _private_settings
+) -> None:
+    window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
+    qtbot.addWidget(window)
+    window.show()
+    started = threading.Event()
+    seen: list[threading.Event] = []
+
+    def slow(cancel: threading.Event) -> str:
+        seen.append(cancel)
+        started.set()
+        cancel.wait(TIMEOUT / 1000)
+        return "late"
+
+    results: list[object] = []
+    window.runner.start("slow", slow, results.append)
+    assert started.wait(TIMEOUT / 1000)
+    window.close()
+    assert window.runner.closed
+    assert seen[0].is_set()
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+    qtbot.wait(50)
+    assert results == []  # a result after shutdown is dropped
+    settings = QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
+    assert settings.value("main_window/splitter") is not None
+    assert settings.value("main_window/geometry") is not None
+
+
+def test_latest_request_wins(qtbot, window: MainWindow) -> None:
+    results: list[str] = []
+    gate = threading.Event()
+    window.runner.start("test", lambda: gate.wait(TIMEOUT / 1000) and "first", results.append)
+    window.runner.start("test", lambda: "second", results.append)
+    gate.set()
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
+    assert results == ["second"]
+
+    failures: list[str] = []
+    window.runner.start("test", lambda: 1 / 0, results.append, failures.append)
+    qtbot.waitUntil(lambda: bool(failures), timeout=TIMEOUT)
+    assert failures[0].startswith("ZeroDivisionError")
+
+
+def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Path) -> None:
+    empty = tmp_path / "no-sessions"
+    window = make_window(qtbot, [empty], tmp_path / "catalogue")
+    assert window.list_model.rowCount() == 0
+    text = window.message_view.toPlainText()
+    assert "Sessions are looked for in" in text
+    assert str(empty) in text
+    assert "Open the demo sessions" in text
+    assert 'href="action:open/demo"' in window.message_view.toHtml()
+
+    window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
+    qtbot.waitUntil(lambda: not window.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT)
+    assert window.roots == [DEMO]
+
+
+def test_default_roots_are_shown_when_none_are_given(qtbot, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PRIME_AGENT_DIR", str(tmp_path / "agent"))
+    window = make_window(qtbot, None, tmp_path / "catalogue")
+    assert window.roots == [tmp_path / "agent" / "sessions"]
+    assert str(tmp_path / "agent" / "sessions") in window.message_view.toPlainText()
+
+
+def test_opening_a_file_selects_it(qtbot, sessions: Path, tmp_path: Path) -> None:
+    target = sessions / LINEAR
+    window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue", open_path=target)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.session is not None and not window.refreshing, timeout=TIMEOUT)
+    assert window.session.path == str(target)
+    assert window.proxy.summary_at(window.table.currentIndex().row()).path == str(target)
+
+
+def test_the_smoke_test_option(qtbot, sessions: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PRIME_SESSIONS_CATALOGUE", str(tmp_path / "catalogue"))
+    assert main([str(sessions / LINEAR), "--smoke-test"]) == 0
+    assert main([str(tmp_path / "missing")]) == 2
