@@ -7,7 +7,10 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -111,3 +114,19 @@ def _private_catalogue(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     folder = tmp_path_factory.mktemp("catalogue")
     monkeypatch.setenv("PRIME_SESSIONS_CATALOGUE", str(folder))
     return folder
+
+
+@contextmanager
+def shallow_stack(headroom: int = 150) -> Iterator[None]:
+    """Allow only ``headroom`` Python frames beyond the caller's depth: any recursion over entries fails."""
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + headroom)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)

@@ -6,7 +6,6 @@ code that recursed once per entry (or per generation) would fail here at once.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 
 from core import build_context, load_session, summarize
 from core.session import Session
-from tests.conftest import REPO
+from tests.conftest import REPO, shallow_stack
 
 N = 100_000
 HEADER = {
@@ -98,22 +97,6 @@ def _with_compaction() -> Iterator[dict]:
 @pytest.fixture(scope="module")
 def compacted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _write(tmp_path_factory.mktemp("deep") / "compacted.jsonl", _with_compaction())
-
-
-@contextlib.contextmanager
-def shallow_stack(headroom: int = 150) -> Iterator[None]:
-    """Allow only ``headroom`` frames beyond the current depth."""
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + headroom)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:

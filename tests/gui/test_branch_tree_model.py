@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -18,7 +15,7 @@ from core import load_session
 from core.session import Session
 from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
 from gui.models.roles import Role
-from tests.conftest import DEMO, SAMPLES
+from tests.conftest import DEMO, SAMPLES, shallow_stack
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
 SESSION_FILES = sorted(PI_SESSIONS.glob("*/*.jsonl")) + sorted(DEMO.glob("*.jsonl"))
@@ -60,22 +57,6 @@ def message(eid: str, parent: str | None, role: str, text: str, second: int = 0)
     content = [{"type": "text", "text": text}]
     body = {"role": role, "content": content if role != "user" else text}
     return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": body}
-
-
-@contextmanager
-def shallow_recursion(margin: int = 60) -> Iterator[None]:
-    """Allow only ``margin`` more Python frames than the caller has: any recursion over entries fails."""
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + margin)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 # ---------------------------------------------------------------------- model tester
@@ -268,7 +249,7 @@ def test_a_100000_entry_chain(qtmodeltester, qtbot, tmp_path: Path) -> None:
         parent = eid
     path.write_bytes(b"\n".join(lines) + b"\n")
     session = load_session(path, checksum=False)
-    with shallow_recursion():
+    with shallow_stack(60):
         model = BranchTreeModel(session, filter_mode="all")
         leaf = model.index_for_entry(session.leaf_id)
         assert leaf.isValid()
