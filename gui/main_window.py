@@ -137,11 +137,7 @@ class MainWindow(QMainWindow):
         left_top = QHBoxLayout()
         left_top.addWidget(self.filter_edit, 1)
         left_top.addWidget(self.named_only)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addLayout(left_top)
-        left_layout.addWidget(self.table, 1)
+        left = _pane(left_top, self.table)
 
         # -- middle: branch tree
         self.tree_model = BranchTreeModel(parent=self)
@@ -157,11 +153,7 @@ class MainWindow(QMainWindow):
         middle_top.addWidget(QLabel("Show:"))
         middle_top.addWidget(self.filter_mode, 1)
         middle_top.addWidget(self.jump_button)
-        middle = QWidget()
-        middle_layout = QVBoxLayout(middle)
-        middle_layout.setContentsMargins(0, 0, 0, 0)
-        middle_layout.addLayout(middle_top)
-        middle_layout.addWidget(self.tree, 1)
+        middle = _pane(middle_top, self.tree)
 
         # -- right: message view
         self.message_view = MessageView()
@@ -426,3 +418,13 @@ class MainWindow(QMainWindow):
         self.tree_model.filter_mode = mode
         if not self.select_entry(current):
             self.select_leaf()
+
+
+def _pane(controls: QHBoxLayout, body: QWidget) -> QWidget:
+    """A column of the window: a row of controls above a view that takes the rest of the height."""
+    pane = QWidget()
+    layout = QVBoxLayout(pane)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addLayout(controls)
+    layout.addWidget(body, 1)
+    return pane
