@@ -4,6 +4,10 @@ Start-up: the catalogue's stored summaries are shown at once (a worker reads the
 catalogue up to date with the session folders and the list is merged with ``update_summaries``. Selecting a
 session loads it in a worker; the tree model swaps it in on the main thread. The open file is watched and
 appended entries are added to the tree as they arrive.
+
+Around that: a diagnostics dock (bottom, shown only when the open session has problems), a full-text search
+box under the list (Catalogue.search in a worker, channel ``"search"``), the File menu and shortcuts of
+``gui.actions`` with a Recent submenu kept in QSettings, and drops of ``.jsonl`` files or folders.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,13 +37,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.actions import add_recent, create_actions, fill_recent_menu, read_recent
+from gui.diagnostics_panel import DiagnosticsPanel
 from gui.message_view import MessageView
 from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
-from gui.models.session_list_model import SessionColumn, SessionListModel
+from gui.models.session_list_model import SessionColumn, SessionListModel, one_line
+from gui.search_panel import SearchPanel
 from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
+    from core.catalogue import Hit
     from core.session import Session
     from core.summary import SessionSummary
 
@@ -48,6 +57,7 @@ ORGANIZATION = "Prime Sessions"
 APPLICATION = "prime-sessions"
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 _SHUTDOWN_MSECS = 10_000
+_SEARCH_LIMIT = 100
 
 
 def _settings() -> QSettings:
@@ -79,10 +89,34 @@ def _refresh_catalogue(folder: Path | None, roots: list[Path], progress: Any, ca
 
 
 def _load(path: str) -> Session:
-    """Worker: index one session file."""
+    """Worker: index one session file (and find its diagnostics, which may build the tree)."""
     from core.session import load_session
 
-    return load_session(path)
+    session = load_session(path)
+    session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
+    return session
+
+
+def _search(folder: Path | None, query: str) -> list[Hit]:
+    """Worker: full-text search over the catalogue."""
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(folder)
+    try:
+        return catalogue.search(query, limit=_SEARCH_LIMIT)
+    finally:
+        catalogue.close()
+
+
+def _sentence(message: str) -> str:
+    """The sentence of a worker failure (``"QueryError: The search..."`` -> ``"The search..."``)."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and head.isidentifier() and rest else message
+
+
+def _is_openable(path: str) -> bool:
+    """A local folder or ``.jsonl`` file that a drop may open."""
+    return os.path.isdir(path) or (path.lower().endswith(".jsonl") and os.path.isfile(path))
 
 
 class MainWindow(QMainWindow):
@@ -92,6 +126,8 @@ class MainWindow(QMainWindow):
     refresh_finished = Signal(bool)  # True when the refresh pass succeeded
     session_loaded = Signal(object)  # the core Session now shown in the tree
     session_updated = Signal(object)  # RefreshResult of the open session after a file change
+    load_failed = Signal(str)  # the sentence shown when a session cannot be read
+    search_finished = Signal(int)  # number of hits shown (-1: the query was rejected or failed)
 
     def __init__(
         self,
@@ -108,6 +144,8 @@ class MainWindow(QMainWindow):
         self._catalogue_dir = catalogue_dir
         self._session: Session | None = None
         self._loading_path: str | None = None
+        self._pending_entry: str | None = None  # select this entry once the loading session arrives
+        self._load_error: str | None = None
         self._refreshing = False
         self.runner = TaskRunner(self)
 
@@ -137,7 +175,16 @@ class MainWindow(QMainWindow):
         left_top = QHBoxLayout()
         left_top.addWidget(self.filter_edit, 1)
         left_top.addWidget(self.named_only)
-        left = _pane(left_top, self.table)
+        list_pane = _pane(left_top, self.table)
+        self.search_panel = SearchPanel()
+        self.search_edit = self.search_panel.edit
+        self.left_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.left_splitter.addWidget(list_pane)
+        self.left_splitter.addWidget(self.search_panel)
+        self.left_splitter.setStretchFactor(0, 3)
+        self.left_splitter.setStretchFactor(1, 1)
+        self.left_splitter.setChildrenCollapsible(False)
+        left = self.left_splitter
 
         # -- middle: branch tree
         self.tree_model = BranchTreeModel(parent=self)
@@ -169,6 +216,25 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.resize(1400, 850)
 
+        # -- bottom: diagnostics of the open session (hidden while it has no problems)
+        self.diagnostics_panel = DiagnosticsPanel(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.diagnostics_panel)
+        self.diagnostics_panel.hide()
+
+        self.window_actions = create_actions(
+            self,
+            open_dialog=self._open_file_dialog,
+            open_folder_dialog=self._open_folder_dialog,
+            refresh=self.refresh,
+            find=self.focus_filter,
+            search=self.focus_search,
+            jump_to_leaf=self.select_leaf,
+            quit=self.close,
+        )
+        self._update_recent_menu()
+        self.window_actions.recent_menu.aboutToShow.connect(self._update_recent_menu)
+        self.setAcceptDrops(True)
+
         self.watcher = QFileSystemWatcher(self)
 
         # -- wiring
@@ -180,6 +246,9 @@ class MainWindow(QMainWindow):
         self.jump_button.clicked.connect(self.select_leaf)
         self.watcher.fileChanged.connect(self.on_file_changed)
         self.message_view.action_requested.connect(self._on_view_action)
+        self.diagnostics_panel.entry_requested.connect(self.reveal_entry)
+        self.search_panel.search_requested.connect(self.search)
+        self.search_panel.hit_activated.connect(self.open_hit)
 
         self.read_settings()
         self.message_view.show_html("<p>Reading the session list…</p>")
@@ -251,14 +320,106 @@ class MainWindow(QMainWindow):
         self.message_view.show_html("<p>Reading the session list…</p>")
         self.start_catalogue()
 
-    def open_session(self, path: str | os.PathLike[str]) -> None:
-        """Load the session at ``path`` in a worker and show it in the tree (latest request wins)."""
+    def open_session(
+        self, path: str | os.PathLike[str], *, entry_id: str | None = None, reload: bool = False
+    ) -> None:
+        """Load the session at ``path`` in a worker and show it in the tree (latest request wins).
+
+        ``entry_id`` is selected once the session is shown (instead of the leaf); ``reload`` reads the
+        open session again.
+        """
         path = os.path.abspath(os.fspath(path))
-        if self._session is not None and self._session.path == path:
+        self._pending_entry = entry_id
+        if self._session is not None and self._session.path == path and not reload:
+            self._loading_path = None
+            self.runner.cancel("load")  # an older request for another session must not win
+            if entry_id is not None:
+                self._select_pending()
             return
         self._loading_path = path
         self.statusBar().showMessage(f"Loading {path}…")
         self.runner.start("load", lambda: _load(path), self._on_session_loaded, self._on_load_failed)
+
+    @property
+    def recent_paths(self) -> list[str]:
+        """Paths opened with :meth:`open_path`, newest first (missing ones dropped)."""
+        return read_recent(_settings())
+
+    def open_path(self, path: str | os.PathLike[str]) -> bool:
+        """Open a folder (list its sessions) or a session file (list its folder if needed, then show it).
+
+        Returns False (with a sentence in the status bar) when ``path`` names neither.
+        """
+        target = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        if os.path.isdir(target):
+            self.set_roots([Path(target)])
+        elif os.path.isfile(target) or target.lower().endswith(".jsonl"):
+            folder = os.path.dirname(target)
+            if not any(_is_within(folder, os.path.abspath(root)) for root in self._roots):
+                self.set_roots([Path(folder)])
+            self.open_session(target)
+        else:
+            self.statusBar().showMessage(f"{target} is neither a folder nor a session file.")
+            return False
+        if os.path.exists(target):
+            add_recent(_settings(), target)
+            self._update_recent_menu()
+        return True
+
+    def refresh(self) -> None:
+        """Bring the catalogue up to date and read the open session again (both in workers)."""
+        if not self._refreshing:
+            self._refreshing = True
+            self.statusBar().showMessage("Reading the catalogue…")
+            self._start_refresh()
+        session = self._session
+        if session is not None and self._loading_path is None:
+            self.open_session(session.path, entry_id=self._current_entry_id(), reload=True)
+
+    def focus_filter(self) -> None:
+        """Put the keyboard focus in the session filter box."""
+        self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.filter_edit.selectAll()
+
+    def focus_search(self) -> None:
+        """Put the keyboard focus in the full-text search box."""
+        self.search_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_edit.selectAll()
+
+    def search(self, query: str | None = None) -> None:
+        """Run a full-text search over the catalogue in a worker; the hits fill the search list."""
+        query = self.search_edit.text() if query is None else query
+        if query != self.search_edit.text():
+            self.search_edit.setText(query)
+        folder = self._catalogue_dir
+        self.statusBar().showMessage(f"Searching for {query}…")
+
+        def found(hits: list[Hit]) -> None:
+            self.search_panel.set_hits(hits, self._title_of_hit)
+            count = len(hits)
+            self.statusBar().showMessage(f"{count} {'hit' if count == 1 else 'hits'} for {query}")
+            self.search_finished.emit(count)
+
+        def failed(message: str) -> None:
+            self.search_panel.clear_hits()
+            self.statusBar().showMessage(_sentence(message))
+            self.search_finished.emit(-1)
+
+        self.runner.start("search", lambda: _search(folder, query), found, failed)
+
+    def open_hit(self, hit: Hit) -> None:
+        """Show the session of a search hit, with the hit's entry selected in the tree."""
+        self.open_session(hit.path, entry_id=hit.entryId)
+        self._select_open_row(os.path.abspath(hit.path))
+
+    def reveal_entry(self, entry_id: str) -> bool:
+        """Select ``entry_id`` in the tree, showing all entries when the filter mode hides it."""
+        if self.select_entry(entry_id):
+            return True
+        if self.tree_model.session is None or self._session is None or self._session.get(entry_id) is None:
+            return False
+        self.filter_mode.setCurrentText("all")
+        return self.select_entry(entry_id)
 
     def select_leaf(self) -> None:
         """Select the session's current leaf in the tree (it is always visible)."""
@@ -290,6 +451,7 @@ class MainWindow(QMainWindow):
         except SessionReadError as err:
             self.statusBar().showMessage(str(err))
             return
+        self.diagnostics_panel.set_diagnostics(session.diagnostics)
         if result.reloaded:
             current = self._current_entry_id()
             self.tree_model.reset_session(session)
@@ -306,6 +468,26 @@ class MainWindow(QMainWindow):
         self.session_updated.emit(result)
 
     # ------------------------------------------------------------------ events
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._dropped_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        if self._dropped_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = self._dropped_paths(event.mimeData())
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.open_path(paths[0])
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.write_settings()
         self.runner.shutdown(_SHUTDOWN_MSECS)
@@ -314,6 +496,45 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     # ------------------------------------------------------------------ private
+    @staticmethod
+    def _dropped_paths(mime: Any) -> list[str]:
+        """The local ``.jsonl`` files and folders among the dragged URLs."""
+        if mime is None or not mime.hasUrls():
+            return []
+        return [
+            url.toLocalFile() for url in mime.urls() if url.isLocalFile() and _is_openable(url.toLocalFile())
+        ]
+
+    def _open_file_dialog(self) -> None:
+        start = str(self._roots[0]) if self._roots else ""
+        path, _filter = QFileDialog.getOpenFileName(
+            self, "Open a session file", start, "Sessions (*.jsonl);;All files (*)"
+        )
+        if path:
+            self.open_path(path)
+
+    def _open_folder_dialog(self) -> None:
+        start = str(self._roots[0]) if self._roots else ""
+        path = QFileDialog.getExistingDirectory(self, "Open a session folder", start)
+        if path:
+            self.open_path(path)
+
+    def _update_recent_menu(self) -> None:
+        fill_recent_menu(self.window_actions.recent_menu, read_recent(_settings()), self.open_path)
+
+    def _title_of_hit(self, hit: Hit) -> str:
+        summary = self.list_model.summary_at(self.list_model.row_of(hit.path))
+        if summary is not None and os.path.abspath(summary.path) == os.path.abspath(hit.path):
+            title = summary.name or one_line(summary.firstMessage)
+            if title:
+                return title
+        return hit.name or os.path.basename(hit.path)
+
+    def _select_pending(self) -> None:
+        entry_id, self._pending_entry = self._pending_entry, None
+        if entry_id is not None:
+            self.reveal_entry(entry_id)
+
     def _start_refresh(self) -> None:
         roots, folder = list(self._roots), self._catalogue_dir
 
@@ -340,7 +561,9 @@ class MainWindow(QMainWindow):
 
     def _refresh_done(self, ok: bool) -> None:
         self._refreshing = False
-        if self.list_model.rowCount() == 0 and self._session is None:
+        if self._load_error is not None and self._session is None:
+            pass  # the sentence saying why the file cannot be read stays in view
+        elif self.list_model.rowCount() == 0 and self._session is None:
             self._show_empty_state()
         elif self._session is None and self.message_view.entry is None:
             self.message_view.show_html("<p>Select a session on the left.</p>")
@@ -361,9 +584,10 @@ class MainWindow(QMainWindow):
         if verb == "open" and key == "demo":
             self.set_roots([DEMO_DIR])
 
-    def _select_open_row(self) -> None:
+    def _select_open_row(self, path: str | None = None) -> None:
         """Select the list row of the session shown or being loaded (no new load: the paths match)."""
-        path = self._session.path if self._session is not None else self._loading_path
+        if path is None:
+            path = self._loading_path or (self._session.path if self._session is not None else None)
         if path is None:
             return
         source = self.list_model.index_of(path)
@@ -389,10 +613,13 @@ class MainWindow(QMainWindow):
             self.watcher.removePaths(old)
         self._session = session
         self._loading_path = None
+        self._load_error = None
         self.message_view.show_entry(None, None)
         self.tree_model.reset_session(session)
         self.watcher.addPath(session.path)
+        self.diagnostics_panel.set_diagnostics(session.diagnostics)
         self.select_leaf()
+        self._select_pending()
         title = session.name or os.path.basename(session.path)
         self.setWindowTitle(f"{title} — Prime Sessions")
         self.statusBar().showMessage(f"{len(session.entries)} entries in {session.path}", 5000)
@@ -400,8 +627,12 @@ class MainWindow(QMainWindow):
 
     def _on_load_failed(self, message: str) -> None:
         self._loading_path = None
-        self.message_view.show_html(f"<p>Cannot open this session: {html.escape(message)}</p>")
-        self.statusBar().showMessage(message)
+        self._pending_entry = None
+        sentence = _sentence(message)
+        self._load_error = sentence
+        self.message_view.show_html(f"<p>{html.escape(sentence)}</p>")
+        self.statusBar().showMessage(sentence)
+        self.load_failed.emit(sentence)
 
     def _current_entry_id(self) -> str | None:
         entry = self.tree_model.entry_for_index(self.tree.currentIndex())
@@ -418,6 +649,14 @@ class MainWindow(QMainWindow):
         self.tree_model.filter_mode = mode
         if not self.select_entry(current):
             self.select_leaf()
+
+
+def _is_within(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies below it."""
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # different drives
+        return False
 
 
 def _pane(controls: QHBoxLayout, body: QWidget) -> QWidget:

@@ -1,0 +1,392 @@
+"""Window features: the diagnostics dock, full-text search, actions, recent paths and drops (offscreen)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QThreadPool, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
+
+from gui.actions import RECENT_LIMIT
+from gui.main_window import MainWindow
+from gui.search_panel import HTML_ROLE, highlight
+from tests.conftest import DEMO
+
+LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
+BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # has abandoned branches with tool results
+ORPHAN_ID = "0rphan01"
+TIMEOUT = 30_000
+
+
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path: Path) -> Iterator[Path]:
+    """QSettings go to tmp_path, never to the user's configuration."""
+    folder = tmp_path / "settings"
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    yield folder
+
+
+@pytest.fixture(autouse=True)
+def _no_dangling_threads() -> Iterator[None]:
+    yield
+    pool = QThreadPool.globalInstance()
+    assert pool.waitForDone(TIMEOUT)
+    assert pool.activeThreadCount() == 0
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in DEMO.glob("*.jsonl"):
+        shutil.copy2(path, folder / path.name)
+    return folder
+
+
+def make_window(qtbot, roots: list[Path], catalogue: Path) -> MainWindow:
+    window = MainWindow(roots=roots, catalogue_dir=catalogue)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    return window
+
+
+@pytest.fixture
+def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
+    return make_window(qtbot, [sessions], tmp_path / "catalogue")
+
+
+def current_entry_id(window: MainWindow) -> str | None:
+    entry = window.tree_model.entry_for_index(window.tree.currentIndex())
+    return entry.id if entry is not None else None
+
+
+def open_session(qtbot, window: MainWindow, path: Path) -> None:
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        window.open_session(path)
+
+
+def damage(path: Path) -> None:
+    """Append an invalid JSON line, an entry whose parent does not exist, then a new leaf."""
+    last_id = orjson.loads(path.read_bytes().splitlines()[-1])["id"]
+    orphan = {
+        "type": "message",
+        "id": ORPHAN_ID,
+        "parentId": "nosuchid",
+        "timestamp": "2026-03-02T10:00:00.000Z",
+        "message": {"role": "user", "content": "An orphan about walruses", "timestamp": 1772445600000},
+    }
+    leaf = {
+        "type": "message",
+        "id": "aftr0001",
+        "parentId": last_id,
+        "timestamp": "2026-03-02T10:01:00.000Z",
+        "message": {"role": "user", "content": "After the damage", "timestamp": 1772445660000},
+    }
+    with open(path, "ab") as handle:
+        handle.write(b"{not json\n" + orjson.dumps(orphan) + b"\n" + orjson.dumps(leaf) + b"\n")
+
+
+# ---------------------------------------------------------------------------- diagnostics
+def test_a_clean_session_hides_the_diagnostics_panel(qtbot, window: MainWindow, sessions: Path) -> None:
+    open_session(qtbot, window, sessions / LINEAR)
+    assert window.diagnostics_panel.isHidden()
+    assert window.diagnostics_panel.table.rowCount() == 0
+
+
+def test_a_damaged_session_lists_its_problems(qtbot, window: MainWindow, sessions: Path) -> None:
+    damaged = sessions / "damaged.jsonl"
+    shutil.copy2(sessions / LINEAR, damaged)
+    damage(damaged)
+    open_session(qtbot, window, damaged)
+    panel = window.diagnostics_panel
+    assert panel.isVisible()
+    assert window.dockWidgetArea(panel) == Qt.DockWidgetArea.BottomDockWidgetArea
+    table = panel.table
+    rows = [[table.item(r, c).text() for c in range(4)] for r in range(table.rowCount())]
+    assert [row[2] for row in rows] == ["invalid-json", "orphan"]
+    assert rows[0][1] == "error" and rows[1][1] == "warning"
+    assert int(rows[0][0]) == int(rows[1][0]) - 1
+    assert "not valid JSON" in rows[0][3]
+    assert "nosuchid" in rows[1][3]
+
+    # Double-click: the orphan's entry is selected in the tree; a row without an entry does nothing.
+    assert current_entry_id(window) != ORPHAN_ID
+    table.cellDoubleClicked.emit(0, 3)
+    assert current_entry_id(window) != ORPHAN_ID
+    table.cellDoubleClicked.emit(1, 3)
+    assert current_entry_id(window) == ORPHAN_ID
+    assert "walruses" in window.message_view.toPlainText()
+
+    # A clean session hides the panel again.
+    open_session(qtbot, window, sessions / LINEAR)
+    assert panel.isHidden()
+
+
+def test_a_diagnostic_reveals_an_entry_hidden_by_the_filter(
+    qtbot, window: MainWindow, sessions: Path
+) -> None:
+    damaged = sessions / "damaged.jsonl"
+    shutil.copy2(sessions / LINEAR, damaged)
+    damage(damaged)
+    open_session(qtbot, window, damaged)
+    window.filter_mode.setCurrentText("labeled")
+    assert not window.tree_model.index_for_entry(ORPHAN_ID).isValid()
+    window.diagnostics_panel.table.cellDoubleClicked.emit(1, 0)
+    assert window.tree_model.filter_mode == "all"
+    assert current_entry_id(window) == ORPHAN_ID
+
+
+def test_a_folder_named_like_a_session_says_why(qtbot, window: MainWindow, sessions: Path, tmp_path) -> None:
+    open_session(qtbot, window, sessions / LINEAR)
+    folder = tmp_path / "x.jsonl"
+    folder.mkdir()
+    with qtbot.waitSignal(window.load_failed, timeout=TIMEOUT) as blocker:
+        window.open_session(folder)
+    sentence = blocker.args[0]
+    assert sentence == f"{folder} is a folder, not a session file."
+    assert window.message_view.toPlainText().strip() == sentence
+    assert window.statusBar().currentMessage() == sentence
+    # The app keeps working: another session opens.
+    open_session(qtbot, window, sessions / BRANCHED)
+    assert window.session.path == str(sessions / BRANCHED)
+    assert window.tree.currentIndex().isValid()
+
+
+def test_a_deleted_file_says_why(qtbot, window: MainWindow, sessions: Path) -> None:
+    doomed = sessions / LINEAR
+    doomed.unlink()
+    with qtbot.waitSignal(window.load_failed, timeout=TIMEOUT) as blocker:
+        assert window.open_path(doomed)
+    sentence = blocker.args[0]
+    assert str(doomed) in sentence and "Error" not in sentence and "\n" not in sentence
+    assert sentence in window.message_view.toPlainText()
+    assert str(doomed) not in window.recent_paths  # only paths that exist are remembered
+    open_session(qtbot, window, sessions / BRANCHED)
+    assert window.session is not None
+
+
+# ---------------------------------------------------------------------------- search
+def search(qtbot, window: MainWindow, query: str) -> int:
+    window.search_edit.setText(query)
+    with qtbot.waitSignal(window.search_finished, timeout=TIMEOUT) as blocker:
+        window.search_edit.returnPressed.emit()
+    return blocker.args[0]
+
+
+def test_highlight_escapes_and_bolds_the_spans() -> None:
+    assert highlight("a «<b>» & «c»", [(2, 5), (8, 9)]) == "a <b>&lt;b&gt;</b> &amp; <b>c</b>"
+    assert highlight("no marks <i>", []) == "no marks &lt;i&gt;"
+
+
+def test_a_search_hit_opens_its_session_and_entry(qtbot, window: MainWindow, sessions: Path) -> None:
+    count = search(qtbot, window, "twice")
+    assert count >= 1
+    results = window.search_panel.results
+    assert results.count() == count
+    first = window.search_panel.hit_at(0)
+    rich = results.item(0).data(HTML_ROLE)
+    assert "<b>twice</b>" in rich
+    assert "«" not in rich
+    assert window.statusBar().currentMessage() == f"{count} {'hit' if count == 1 else 'hits'} for twice"
+
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        window.search_panel.activate(0)
+    assert window.session.path == os.path.abspath(first.path)
+    assert current_entry_id(window) == first.entryId
+    assert window.tree.currentIndex() == window.tree_model.index_for_entry(first.entryId)
+    assert "twice" in window.message_view.toPlainText()
+    selected = window.proxy.summary_at(window.table.currentIndex().row())
+    assert selected is not None and selected.path == first.path
+
+
+def test_a_hit_on_an_abandoned_branch_is_marked_and_revealed(
+    qtbot, window: MainWindow, sessions: Path
+) -> None:
+    assert search(qtbot, window, '"wrote 630 bytes"') >= 1
+    panel = window.search_panel
+    row = next(r for r in range(panel.results.count()) if not panel.hit_at(r).onCurrentBranch)
+    hit = panel.hit_at(row)
+    assert "abandoned branch" in panel.results.item(row).data(HTML_ROLE)
+    assert all(
+        "abandoned branch" not in panel.results.item(r).data(HTML_ROLE)
+        for r in range(panel.results.count())
+        if panel.hit_at(r).onCurrentBranch
+    )
+    open_session(qtbot, window, Path(hit.path))
+    window.filter_mode.setCurrentText("user")
+    assert not window.tree_model.index_for_entry(hit.entryId).isValid()
+    panel.activate(row)  # the session is already open: the entry is selected at once
+    assert window.tree_model.filter_mode == "all"
+    assert current_entry_id(window) == hit.entryId
+    assert "630 bytes" in window.message_view.toPlainText()
+
+
+def test_an_invalid_query_says_why(qtbot, window: MainWindow) -> None:
+    assert search(qtbot, window, "twice") >= 1
+    assert search(qtbot, window, '"unbalanced') == -1
+    message = window.statusBar().currentMessage()
+    assert message and "QueryError" not in message and "\n" not in message
+    assert window.search_panel.results.count() == 0
+    assert search(qtbot, window, "   ") == -1
+    assert window.statusBar().currentMessage() == "The search is empty; type one or more words."
+
+
+def test_a_stale_search_is_dropped(qtbot, window: MainWindow) -> None:
+    window.search("twice")
+    window.search("regression")
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
+    hits = [window.search_panel.hit_at(r) for r in range(window.search_panel.results.count())]
+    assert hits and all("regression" in h.snippet.lower() for h in hits)
+
+
+# ---------------------------------------------------------------------------- actions
+def test_actions_have_their_shortcuts(window: MainWindow) -> None:
+    actions = window.window_actions
+    assert actions.open.shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
+    assert actions.refresh.shortcut() == QKeySequence(QKeySequence.StandardKey.Refresh)
+    assert actions.find.shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
+    assert actions.search.shortcut() == QKeySequence("Ctrl+Shift+F")
+    assert actions.jump_to_leaf.shortcut() == QKeySequence("Ctrl+L")
+    assert actions.quit.shortcut() == QKeySequence("Ctrl+Q")
+    assert actions.file_menu.title() == "&File"
+    assert actions.recent_menu.menuAction() in actions.file_menu.actions()
+
+
+def test_find_focuses_the_boxes_and_jump_selects_the_leaf(qtbot, window: MainWindow, sessions: Path) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT)
+    window.window_actions.find.trigger()
+    qtbot.waitUntil(lambda: window.filter_edit.hasFocus(), timeout=TIMEOUT)
+    window.window_actions.search.trigger()
+    qtbot.waitUntil(lambda: window.search_edit.hasFocus(), timeout=TIMEOUT)
+
+    open_session(qtbot, window, sessions / LINEAR)
+    first = window.session.entries[1].id
+    assert window.select_entry(first) or window.reveal_entry(first)
+    assert current_entry_id(window) != window.session.leaf_id
+    window.window_actions.jump_to_leaf.trigger()
+    assert current_entry_id(window) == window.session.leaf_id
+
+
+def test_refresh_reads_the_catalogue_and_the_open_session(qtbot, window: MainWindow, sessions: Path) -> None:
+    open_session(qtbot, window, sessions / LINEAR)
+    first = window.session.entries[1].id
+    assert window.reveal_entry(first)
+    old = window.session
+    damage(sessions / LINEAR)
+    with (
+        qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT),
+        qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT),
+    ):
+        window.window_actions.refresh.trigger()
+    assert window.session is not old
+    assert window.session.get(ORPHAN_ID) is not None
+    assert current_entry_id(window) == first  # the selection survives the reload
+    assert window.diagnostics_panel.isVisible()
+
+
+def test_open_path_with_a_file_and_a_folder(
+    qtbot, window: MainWindow, sessions: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy2(sessions / LINEAR, elsewhere / LINEAR)
+
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        assert window.open_path(elsewhere / LINEAR)
+    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    assert window.roots == [elsewhere]  # a file outside the listed folders lists its own folder
+    assert window.session.path == str(elsewhere / LINEAR)
+    qtbot.waitUntil(lambda: window.table.currentIndex().isValid(), timeout=TIMEOUT)
+    assert window.proxy.summary_at(window.table.currentIndex().row()).path == str(elsewhere / LINEAR)
+
+    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
+        assert window.open_path(sessions)
+    assert window.roots == [sessions]
+    assert window.list_model.rowCount() == 7
+
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        assert window.open_path(sessions / BRANCHED)  # inside the listed folder: the list stays
+    assert window.roots == [sessions]
+    assert window.session.path == str(sessions / BRANCHED)
+
+    assert not window.open_path(tmp_path / "nothing-here")
+    assert "neither a folder nor a session file" in window.statusBar().currentMessage()
+    assert window.recent_paths == [str(sessions / BRANCHED), str(sessions), str(elsewhere / LINEAR)]
+
+
+def test_the_recent_list_is_ordered_capped_and_pruned(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    folders = []
+    for i in range(RECENT_LIMIT + 2):
+        folder = tmp_path / f"folder{i:02}"
+        folder.mkdir()
+        folders.append(str(folder))
+        window.open_path(folder)
+    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    expected = list(reversed(folders))[:RECENT_LIMIT]
+    assert window.recent_paths == expected
+    menu = window.window_actions.recent_menu
+    assert [a.text() for a in menu.actions()] == expected
+
+    window.open_path(folders[5])  # opened again: moves to the front, no duplicate
+    assert window.recent_paths[0] == folders[5]
+    assert window.recent_paths.count(folders[5]) == 1
+    assert len(window.recent_paths) == RECENT_LIMIT
+
+    shutil.rmtree(folders[5])  # a vanished path is dropped
+    assert folders[5] not in window.recent_paths
+    # A new window reads the list back from the settings.
+    other = make_window(qtbot, [tmp_path / "empty"], tmp_path / "catalogue2")
+    assert [a.text() for a in other.window_actions.recent_menu.actions()] == window.recent_paths
+
+    menu.aboutToShow.emit()  # the menu is filled again before it opens
+    assert [a.text() for a in menu.actions()] == window.recent_paths
+    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
+        menu.actions()[0].trigger()  # a Recent entry opens its path
+    assert window.roots == [Path(window.recent_paths[0])]
+    qtbot.waitUntil(lambda: not window.refreshing and not other.refreshing, timeout=TIMEOUT)
+
+
+def drop(window: MainWindow, urls: list[QUrl]) -> tuple[bool, bool]:
+    """Send a synthetic drag-enter and drop with ``urls``; returns (enter accepted, drop accepted)."""
+    mime = QMimeData()
+    mime.setUrls(urls)
+    action = Qt.DropAction.CopyAction
+    buttons, modifiers = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    with warnings.catch_warnings():  # PySide6 flags the only constructor as deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        enter = QDragEnterEvent(QPoint(10, 10), action, mime, buttons, modifiers)
+    enter.setAccepted(False)
+    window.dragEnterEvent(enter)
+    dropped = QDropEvent(QPointF(10, 10), action, mime, buttons, modifiers)
+    dropped.setAccepted(False)
+    window.dropEvent(dropped)
+    return enter.isAccepted(), dropped.isAccepted()
+
+
+def test_dropping_files_and_folders(qtbot, window: MainWindow, sessions: Path, tmp_path: Path) -> None:
+    assert window.acceptDrops()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a session")
+    assert drop(window, [QUrl.fromLocalFile(str(text))]) == (False, False)
+    assert drop(window, [QUrl("https://example.com/a.jsonl")]) == (False, False)
+    assert window.session is None
+
+    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+        assert drop(window, [QUrl.fromLocalFile(str(sessions / LINEAR))]) == (True, True)
+    assert window.session.path == str(sessions / LINEAR)
+
+    other = tmp_path / "other"
+    other.mkdir()
+    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
+        assert drop(window, [QUrl.fromLocalFile(str(other))]) == (True, True)
+    assert window.roots == [other]
+    assert window.recent_paths[:2] == [str(other), str(sessions / LINEAR)]
