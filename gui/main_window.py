@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -48,6 +48,7 @@ from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
     from core.catalogue import Hit
+    from core.entry import Entry
     from core.session import Session
     from core.summary import SessionSummary
 
@@ -58,6 +59,7 @@ APPLICATION = "prime-sessions"
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 _SHUTDOWN_MSECS = 10_000
 _SEARCH_LIMIT = 100
+LIVE_REFRESH_MSECS = 300  # debounce of the catalogue refresh after a change in a session folder
 
 
 def _settings() -> QSettings:
@@ -97,6 +99,28 @@ def _load(path: str) -> Session:
     return session
 
 
+def _context(session: Session, entry_id: str | None) -> list[dict]:
+    """Worker: the messages the model saw at ``entry_id`` (reads many bodies)."""
+    from core.context import build_context
+
+    return build_context(session, entry_id)["messages"]
+
+
+def _watchable_folders(roots: list[Path]) -> list[str]:
+    """The existing root folders and their immediate sub-folders (where new session files appear)."""
+    folders: list[str] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        folders.append(str(root))
+        try:
+            with os.scandir(root) as entries:
+                folders.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+    return folders
+
+
 def _search(folder: Path | None, query: str) -> list[Hit]:
     """Worker: full-text search over the catalogue."""
     from core.catalogue import Catalogue
@@ -128,6 +152,7 @@ class MainWindow(QMainWindow):
     session_updated = Signal(object)  # RefreshResult of the open session after a file change
     load_failed = Signal(str)  # the sentence shown when a session cannot be read
     search_finished = Signal(int)  # number of hits shown (-1: the query was rejected or failed)
+    context_shown = Signal(int)  # number of messages in the context shown in context mode
 
     def __init__(
         self,
@@ -202,13 +227,21 @@ class MainWindow(QMainWindow):
         middle_top.addWidget(self.jump_button)
         middle = _pane(middle_top, self.tree)
 
-        # -- right: message view
+        # -- right: message view, optionally showing the whole context at the selected entry
         self.message_view = MessageView()
+        self.context_toggle = QCheckBox("What the model saw")
+        self.context_toggle.setToolTip(
+            "Show the messages the model saw at the selected entry (compactions applied) as a conversation"
+        )
+        right_top = QHBoxLayout()
+        right_top.addWidget(self.context_toggle)
+        right_top.addStretch(1)
+        right = _pane(right_top, self.message_view)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(middle)
-        self.splitter.addWidget(self.message_view)
+        self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setStretchFactor(2, 4)
@@ -236,6 +269,10 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
 
         self.watcher = QFileSystemWatcher(self)
+        self.folder_watcher = QFileSystemWatcher(self)  # new and changed sessions while the window is open
+        self.live_refresh_timer = QTimer(self)
+        self.live_refresh_timer.setSingleShot(True)
+        self.live_refresh_timer.setInterval(LIVE_REFRESH_MSECS)
 
         # -- wiring
         self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
@@ -245,6 +282,9 @@ class MainWindow(QMainWindow):
         self.filter_mode.currentTextChanged.connect(self._on_filter_mode_changed)
         self.jump_button.clicked.connect(self.select_leaf)
         self.watcher.fileChanged.connect(self.on_file_changed)
+        self.folder_watcher.directoryChanged.connect(self.on_folder_changed)
+        self.live_refresh_timer.timeout.connect(self._live_refresh)
+        self.context_toggle.toggled.connect(self._on_context_toggled)
         self.message_view.action_requested.connect(self._on_view_action)
         self.diagnostics_panel.entry_requested.connect(self.reveal_entry)
         self.search_panel.search_requested.connect(self.search)
@@ -295,6 +335,7 @@ class MainWindow(QMainWindow):
     def start_catalogue(self, open_path: Path | None = None) -> None:
         """Show the stored summaries of ``roots``, then refresh the catalogue (both in workers)."""
         self._refreshing = True
+        self._watch_folders()
         self.statusBar().showMessage("Reading the catalogue…")
         roots, folder = list(self._roots), self._catalogue_dir
         if open_path is not None:
@@ -465,7 +506,23 @@ class MainWindow(QMainWindow):
                 self.select_leaf()  # follow a live session
             count = len(result.appended)
             self.statusBar().showMessage(f"{count} new {'entry' if count == 1 else 'entries'}", 5000)
+        if result.reloaded or result.appended:
+            self.schedule_live_refresh()  # the list row's message count and modified time
         self.session_updated.emit(result)
+
+    def on_folder_changed(self, _path: str) -> None:
+        """A watched session folder changed (a session was added, removed or written)."""
+        self.schedule_live_refresh()
+
+    def schedule_live_refresh(self) -> None:
+        """Refresh the catalogue in a worker once changes have stopped for a moment (debounced)."""
+        if not self.runner.closed:
+            self.live_refresh_timer.start()
+
+    @property
+    def context_mode(self) -> bool:
+        """Whether the message view shows what the model saw at the selected entry."""
+        return self.context_toggle.isChecked()
 
     # ------------------------------------------------------------------ events
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -490,7 +547,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.write_settings()
+        self.live_refresh_timer.stop()
         self.runner.shutdown(_SHUTDOWN_MSECS)
+        if self.folder_watcher.directories():
+            self.folder_watcher.removePaths(self.folder_watcher.directories())
         if self.watcher.files():
             self.watcher.removePaths(self.watcher.files())
         super().closeEvent(event)
@@ -534,6 +594,24 @@ class MainWindow(QMainWindow):
         entry_id, self._pending_entry = self._pending_entry, None
         if entry_id is not None:
             self.reveal_entry(entry_id)
+
+    def _watch_folders(self) -> None:
+        """Watch the roots and their immediate sub-folders (only those; the rest is unwatched)."""
+        wanted = _watchable_folders(self._roots)
+        current = self.folder_watcher.directories()
+        gone = [d for d in current if d not in wanted]
+        if gone:
+            self.folder_watcher.removePaths(gone)
+        new = [d for d in wanted if d not in current]
+        if new:
+            self.folder_watcher.addPaths(new)
+
+    def _live_refresh(self) -> None:
+        if self.runner.closed:
+            return
+        self._watch_folders()  # a new project folder is watched from now on
+        self._refreshing = True
+        self._start_refresh()
 
     def _start_refresh(self) -> None:
         roots, folder = list(self._roots), self._catalogue_dir
@@ -642,7 +720,42 @@ class MainWindow(QMainWindow):
         entry = self.tree_model.entry_for_index(current)
         if entry is None or self._session is None:
             return
-        self.message_view.show_entry(self._session, entry)
+        if self.context_mode:
+            self._show_context(entry)
+        else:
+            self.message_view.show_entry(self._session, entry)
+
+    def _on_context_toggled(self, _checked: bool) -> None:
+        entry = self.tree_model.entry_for_index(self.tree.currentIndex())
+        if entry is None or self._session is None:
+            self.runner.cancel("context")
+            return
+        if self.context_mode:
+            self._show_context(entry)
+        else:
+            self.runner.cancel("context")
+            self.message_view.show_entry(self._session, entry)
+
+    def _show_context(self, entry: Entry) -> None:
+        """Build the context at ``entry`` in a worker and show it (a newer request drops this one)."""
+        session, entry_id = self._session, entry.id
+        if session is None:
+            return
+        self.statusBar().showMessage("Reading what the model saw…")
+
+        def built(messages: list[dict]) -> None:
+            if not self.context_mode or self._session is not session or self._current_entry_id() != entry_id:
+                return  # the selection moved on
+            self.message_view.show_context(session, entry, messages)
+            count = len(messages)
+            self.statusBar().showMessage(f"The model saw {count} {'message' if count == 1 else 'messages'}")
+            self.context_shown.emit(count)
+
+        def failed(message: str) -> None:
+            self.message_view.show_html(f"<p>{html.escape(_sentence(message))}</p>")
+            self.statusBar().showMessage(_sentence(message))
+
+        self.runner.start("context", lambda: _context(session, entry_id), built, failed)
 
     def _on_filter_mode_changed(self, mode: str) -> None:
         current = self._current_entry_id()

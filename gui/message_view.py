@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from core.entry import Entry
 from core.render import (
     RenderOptions,
     image_bytes,
@@ -26,12 +27,13 @@ from core.render import (
 )
 
 if TYPE_CHECKING:
-    from core.entry import Entry
     from core.session import Session
 
-__all__ = ["MAX_IMAGE_WIDTH", "MessageView", "is_dark"]
+__all__ = ["CONTEXT_WINDOW", "MAX_IMAGE_WIDTH", "MessageView", "is_dark"]
 
 MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
+CONTEXT_WINDOW = 200  # context messages rendered at first, and added by each "earlier" link
+_CONTEXT_PREFIX = "ctx"  # ids of the stand-in entries of context messages
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
 
 
@@ -52,6 +54,8 @@ class MessageView(QTextBrowser):
         self._session: Session | None = None
         self._entry: Entry | None = None
         self._expanded: set[str] = set()
+        self._context: list[dict] | None = None  # the messages of context mode, None otherwise
+        self._context_start = 0  # index of the first context message rendered
         self._dark = is_dark()
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
         self.anchorClicked.connect(self._on_anchor_clicked)
@@ -73,20 +77,62 @@ class MessageView(QTextBrowser):
         """Keys of the blocks shown in full."""
         return frozenset(self._expanded)
 
+    @property
+    def context_messages(self) -> list[dict] | None:
+        """The messages shown in context mode (all of them, not only those rendered), else None."""
+        return self._context
+
+    @property
+    def context_start(self) -> int:
+        """Index of the first context message rendered (the ones before wait for the "earlier" link)."""
+        return self._context_start
+
     def show_entry(self, session: Session | None, entry: Entry | None) -> None:
         """Render ``entry`` of ``session`` (tool calls with their results); None clears the view."""
-        if session is not self._session:
+        if session is not self._session or self._context is not None:
             self._expanded.clear()  # keys are per entry id; a new session starts collapsed
+        self._context = None
         self._session, self._entry = session, entry
         self.rerender()
 
+    def show_context(self, session: Session, entry: Entry | None, messages: list[dict]) -> None:
+        """Render ``messages`` (what the model saw at ``entry``) as a conversation, the last ones first.
+
+        Only the last :data:`CONTEXT_WINDOW` messages are rendered; an ``action:more/context`` link at the
+        top renders the previous window in front of them.
+        """
+        self._expanded.clear()
+        self._session, self._entry = session, entry
+        self._context = list(messages)
+        self._context_start = max(0, len(self._context) - CONTEXT_WINDOW)
+        self.rerender()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())  # the newest message is where the model was
+
+    def show_earlier(self) -> bool:
+        """Render the previous window of context messages in front of those shown; False when none."""
+        if self._context is None or self._context_start == 0:
+            return False
+        bar = self.verticalScrollBar()
+        from_bottom = bar.maximum() - bar.value()
+        self._context_start = max(0, self._context_start - CONTEXT_WINDOW)
+        self.rerender()
+        bar.setValue(max(0, bar.maximum() - from_bottom))  # the messages that were in view stay there
+        return True
+
     def show_html(self, html: str) -> None:
         """Show a page that is not an entry (the empty state, an error)."""
-        self._session, self._entry = None, None
+        self._session, self._entry, self._context = None, None, None
         self.setHtml(html)
 
     def rerender(self) -> None:
         """Render the current entry again, keeping the scroll position."""
+        if self._context is not None:
+            bar = self.verticalScrollBar()
+            position = bar.value()
+            self.setHtml(self._render_context())
+            bar.setValue(position)
+            return
         session, entry = self._session, self._entry
         if session is None or entry is None:
             self.clear()
@@ -103,6 +149,40 @@ class MessageView(QTextBrowser):
         self.setHtml(render_entry(entry, body, results, options))
         bar.setValue(position)
 
+    def _render_context(self) -> str:
+        messages = self._context or []
+        start = self._context_start
+        options = RenderOptions(expanded=frozenset(self._expanded), dark=self._dark)
+        parts: list[str] = []
+        if start > 0:
+            count = min(CONTEXT_WINDOW, start)
+            parts.append(
+                f'<p><a href="action:more/context">Show {count} earlier messages</a> ({start} not shown)</p>'
+            )
+        elif not messages:
+            parts.append("<p>The model saw no messages at this entry.</p>")
+        shown = range(start, len(messages))
+        answered: set[int] = set()  # tool results shown under their call
+        for i in shown:
+            if i in answered:
+                continue
+            message = messages[i] if isinstance(messages[i], dict) else {}
+            results: dict[str, dict] | None = None
+            if message.get("role") == "assistant":
+                results = {}
+                j = i + 1
+                while j < len(messages) and isinstance(messages[j], dict):
+                    role = messages[j].get("role")
+                    if role == "assistant":
+                        break
+                    call_id = messages[j].get("toolCallId")
+                    if role == "toolResult" and isinstance(call_id, str) and call_id not in results:
+                        results[call_id] = {"message": messages[j]}
+                        answered.add(j)
+                    j += 1
+            parts.append(render_entry(_context_entry(i, message), {"message": message}, results, options))
+        return "".join(parts)
+
     # ------------------------------------------------------------------ Qt overrides
     def loadResource(self, type: int, name: QUrl) -> Any:
         """Images of the session only (``image:ENTRY/N``), scaled to at most 480 px wide; nothing else."""
@@ -112,11 +192,14 @@ class MessageView(QTextBrowser):
         if parsed is None:
             return None
         entry_id, index = parsed
-        entry = self._session.get(entry_id)
-        if entry is None:
-            return None
         try:
-            decoded = image_bytes(self._session.body(entry), index)
+            body = self._context_body(entry_id)
+            if body is None:
+                entry = self._session.get(entry_id)
+                if entry is None:
+                    return None
+                body = self._session.body(entry)
+            decoded = image_bytes(body, index)
         except Exception:  # a changed file: the image is shown as missing
             return None
         if decoded is None:
@@ -128,6 +211,18 @@ class MessageView(QTextBrowser):
             image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
         return image
 
+    def _context_body(self, entry_id: str) -> dict | None:
+        """The stand-in body of a context message's image link, None for any other id."""
+        if self._context is None or not entry_id.startswith(_CONTEXT_PREFIX):
+            return None
+        try:
+            index = int(entry_id[len(_CONTEXT_PREFIX) :])
+        except ValueError:
+            return None
+        if 0 <= index < len(self._context):
+            return {"message": self._context[index]}
+        return None
+
     # ------------------------------------------------------------------ slots
     def _on_anchor_clicked(self, url: QUrl) -> None:
         href = url.toString(QUrl.ComponentFormattingOption.FullyEncoded)
@@ -137,6 +232,8 @@ class MessageView(QTextBrowser):
             if verb == "toggle":
                 self._expanded.symmetric_difference_update({key})
                 self.rerender()
+            elif verb == "more" and key == "context":
+                self.show_earlier()
             else:
                 self.action_requested.emit(verb, key)
             return
@@ -149,5 +246,21 @@ class MessageView(QTextBrowser):
             return
         self._dark = dark
         self.document().setDefaultStyleSheet(stylesheet(dark))
-        if self._entry is not None:
+        if self._entry is not None or self._context is not None:
             self.rerender()
+
+
+def _context_entry(index: int, message: dict) -> Entry:
+    """A stand-in index record for context message ``index`` (block keys and image links use its id)."""
+    role = message.get("role")
+    return Entry(
+        id=f"{_CONTEXT_PREFIX}{index}",
+        parent_id=None,
+        type="message",
+        kind="message",
+        timestamp=message.get("timestamp"),
+        line=0,
+        offset=0,
+        length=0,
+        role=role if isinstance(role, str) else None,
+    )

@@ -1,0 +1,50 @@
+"""``prime-sessions``: the command-line tool, or the window when started without a command.
+
+Only :mod:`core.cli` is imported here; PySide6 is imported only when the window is opened, so every CLI
+command keeps starting fast and works where Qt is not available.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import core.cli
+
+__all__ = ["main", "wants_window"]
+
+
+def _commands() -> set[str]:
+    """The CLI's sub-command names."""
+    parser = core.cli.build_parser()
+    names: set[str] = set()
+    for action in parser._actions:  # argparse keeps the sub-parsers here
+        choices = getattr(action, "choices", None)
+        if isinstance(choices, dict):
+            names.update(choices)
+    return names
+
+
+def wants_window(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` asks for the window rather than a CLI command."""
+    if not argv or "--smoke-test" in argv:
+        return True
+    first = argv[0]
+    if first.startswith("-") or first in _commands():
+        return False
+    return os.path.exists(os.path.expanduser(first))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Open the window (no arguments, a folder or a ``.jsonl`` file) or run a CLI command."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if wants_window(args):
+        from gui.app import main as app_main
+
+        return app_main(args)
+    return core.cli.main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
