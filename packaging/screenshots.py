@@ -1,0 +1,288 @@
+"""Screenshots of the desktop app on the demo sessions: ``python packaging/screenshots.py OUTDIR``.
+
+Starts the real window under an X server and saves one PNG per main view to ``OUTDIR``:
+
+* ``session.png``: a session selected, an assistant message with a tool call (and its diff) shown;
+* ``search.png``: a full-text search and its first hit opened;
+* ``context.png``: "What the model saw" (context mode) at the leaf of the compaction session;
+* ``branches.png``: the branches session with the tree in the ``all`` filter mode;
+* ``dark.png``: the first view in the dark colour scheme, only where the platform lets Qt 6.8+ switch it
+  (``QStyleHints.setColorScheme``; Xvfb without a desktop theme does not: the file is then not written).
+
+Without ``DISPLAY`` (and without ``QT_QPA_PLATFORM``) the script runs itself again under
+``xvfb-run -a -s "-screen 0 1400x900x24"`` with ``QT_QPA_PLATFORM=xcb``. That needs, on Debian/Ubuntu,
+``apt-get install -y --no-install-recommends`` with the packages of :data:`APT_PACKAGES` (xvfb, xauth and
+the xcb libraries of Qt's X11 platform plugin).
+
+Nothing of the user's is read or written: the demo sessions are copied to a temporary folder, and the
+catalogue (``PRIME_SESSIONS_CATALOGUE``), the settings (QSettings, ``XDG_CONFIG_HOME``) and the caches live
+in that folder too. Every step waits for the window's signals (no fixed sleeps beyond a short settle time
+before each grab); the whole run gives up after ``TIMEOUT_SECS``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "resources" / "demo"
+SCREEN = "1400x900x24"
+TIMEOUT_SECS = 90
+MAX_PNG_BYTES = 300_000  # a larger screenshot is saved again in 256 colours (see _quantized)
+SETTLE_MSECS = 250  # after the last signal of a step: let layouts, scroll bars and repaints finish
+
+LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named session with tool calls
+LINEAR_EDIT_CALL = "97bf8cf4"  # the assistant message calling `edit` (its result carries a diff)
+BRANCHES = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
+COMPACTION = "019cb7f7-db40-74db-9a60-0d769809d8ec.jsonl"
+SEARCH_WORD = "Redis"  # branch B of the branches session (abandoned), its summary and the options answer
+
+APT_PACKAGES = (
+    "xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 "
+    "libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1"
+)
+
+
+def _under_xvfb(argv: list[str]) -> int:
+    """Run this script again under xvfb-run with the xcb platform; its exit code."""
+    xvfb_run = shutil.which("xvfb-run")
+    if xvfb_run is None:
+        print(
+            "screenshots: no DISPLAY and no xvfb-run; install it with\n"
+            f"  apt-get install -y --no-install-recommends {APT_PACKAGES}",
+            file=sys.stderr,
+        )
+        return 2
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb")
+    command = [xvfb_run, "-a", "-s", f"-screen 0 {SCREEN}", sys.executable, str(Path(__file__).resolve())]
+    return subprocess.call([*command, *argv], env=env)
+
+
+def _isolate(tmp: Path) -> Path:
+    """Point every per-user location at ``tmp``; returns the folder holding the copied demo sessions."""
+    sessions = tmp / "sessions"
+    shutil.copytree(DEMO, sessions, ignore=shutil.ignore_patterns("*.md"))
+    for name, sub in (
+        ("PRIME_SESSIONS_CATALOGUE", "catalogue"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+    ):
+        folder = tmp / sub
+        folder.mkdir()
+        os.environ[name] = str(folder)
+    os.environ["PRIME_AGENT_DIR"] = str(sessions)  # never the user's ~/.prime, even by default
+    os.environ["PI_CODING_AGENT_DIR"] = str(tmp / "pi")
+    return sessions
+
+
+@dataclass
+class Wait:
+    """A step of a scenario: connect to ``signal``, then call ``action``; resume when the signal fires.
+
+    With ``signal`` None the scenario resumes after ``SETTLE_MSECS`` (``action`` still runs first).
+    """
+
+    signal: Any = None
+    action: Callable[[], Any] = lambda: None
+    check: Callable[[tuple], bool] = field(default=lambda _args: True)
+
+
+def _run(app: Any, scenario: Generator[Wait, tuple, None]) -> int:
+    """Drive ``scenario`` from the event loop; 0 when it ran to the end, 1 on failure or timeout."""
+    from PySide6.QtCore import QTimer
+
+    outcome = {"code": 1}
+
+    def fail(message: str) -> None:
+        print(f"screenshots: {message}", file=sys.stderr)
+        app.exit(1)
+
+    def advance(args: tuple = ()) -> None:
+        try:
+            step = scenario.send(args)
+            if step.signal is None:
+                step.action()
+                QTimer.singleShot(SETTLE_MSECS, advance)
+                return
+
+            def fired(*args: Any) -> None:
+                if not step.check(args):
+                    return
+                step.signal.disconnect(fired)
+                QTimer.singleShot(SETTLE_MSECS, lambda: advance(args))
+
+            step.signal.connect(fired)
+            step.action()
+        except StopIteration:
+            outcome["code"] = 0
+            app.exit(0)
+        except (RuntimeError, OSError, AttributeError, ValueError) as err:  # a failed step: say which
+            fail(f"{type(err).__name__}: {err}")
+
+    watchdog = QTimer()
+    watchdog.setSingleShot(True)
+    watchdog.timeout.connect(lambda: fail(f"gave up after {TIMEOUT_SECS} s"))
+    watchdog.start(TIMEOUT_SECS * 1000)
+    QTimer.singleShot(0, lambda: advance(None))  # type: ignore[arg-type]
+    code = app.exec()
+    return code or outcome["code"]
+
+
+def _quantized(image: Any) -> Any:
+    """``image`` in 256 colours: the most frequent ones that differ from each other, no dithering.
+
+    A window has a few thousand colours, most of them shades at the edges of anti-aliased glyphs. Taking the
+    most frequent colours but skipping near-duplicates (no channel more than 4 apart) keeps the small
+    coloured marks (the tree's kind dots) exact; the PNG is about a third as large, and only a few hundred
+    fringe pixels change visibly.
+    """
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage
+
+    rgb = image.convertToFormat(QImage.Format.Format_RGB32)
+    table: list[tuple[int, int, int]] = []
+    for colour, _count in Counter(memoryview(rgb.constBits()).cast("I")).most_common():
+        red, green, blue = (colour >> 16) & 255, (colour >> 8) & 255, colour & 255
+        if all(max(abs(red - r), abs(green - g), abs(blue - b)) > 4 for r, g, b in table):
+            table.append((red, green, blue))
+            if len(table) == 256:
+                break
+    colours = [0xFF000000 | (r << 16) | (g << 8) | b for r, g, b in table]
+    return rgb.convertToFormat(QImage.Format.Format_Indexed8, colours, Qt.ImageConversionFlag.ThresholdDither)
+
+
+def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tuple, None]:
+    """The steps: each ``yield`` waits for the window; each ``_save`` writes one screenshot."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    def save(name: str) -> None:
+        bar = window.statusBar()
+        if str(sessions.parent) in bar.currentMessage():
+            bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
+        path = outdir / name
+        image = window.grab().toImage()
+        if not image.save(str(path), "PNG"):
+            raise OSError(f"cannot write {path}")
+        if path.stat().st_size > MAX_PNG_BYTES and not _quantized(image).save(str(path), "PNG"):
+            raise OSError(f"cannot write {path}")
+        print(f"screenshots: wrote {path} ({path.stat().st_size // 1024} KB)")
+
+    def select_session(file_name: str) -> Callable[[], None]:
+        def action() -> None:
+            source = window.list_model.index_of(str(sessions / file_name))
+            if not source.isValid():
+                raise RuntimeError(f"{file_name} is not in the session list")
+            window.table.selectRow(window.proxy.mapFromSource(source).row())
+
+        return action
+
+    def select_entry(entry_id: str) -> None:
+        if not window.select_entry(entry_id):
+            raise RuntimeError(f"entry {entry_id} is not in the tree")
+
+    yield Wait(window.refresh_finished, check=lambda args: bool(args and args[0]))
+
+    # (1) a session with an assistant message that calls a tool
+    yield Wait(window.session_loaded, select_session(LINEAR))
+    yield Wait(None, lambda: select_entry(LINEAR_EDIT_CALL))
+    save("session.png")
+
+    # (2) a full-text search; the first hit opened (the hit list made taller, as a user would drag it)
+    list_sizes = window.left_splitter.sizes()
+    window.left_splitter.setSizes([sum(list_sizes) - 430, 430])
+    yield Wait(window.search_finished, lambda: window.search(SEARCH_WORD), check=lambda a: a[0] > 0)
+    hit = window.search_panel.hit_at(0)
+    current = window.session.path if window.session is not None else None
+    if current != os.path.abspath(hit.path):
+        yield Wait(window.session_loaded, lambda: window.search_panel.activate(0))
+    else:
+        yield Wait(None, lambda: window.search_panel.activate(0))
+    window.search_panel.results.setFocus()
+    yield Wait()
+    save("search.png")
+    window.left_splitter.setSizes(list_sizes)
+    window.search_edit.clear()  # the next pictures show one thing each
+    window.search_panel.clear_hits()
+
+    # (3) what the model saw at the leaf of the compaction session
+    yield Wait(window.session_loaded, select_session(COMPACTION))
+    yield Wait(window.context_shown, lambda: window.context_toggle.setChecked(True))
+    window.message_view.verticalScrollBar().setValue(0)  # the top: the compaction summary, then what was kept
+    yield Wait()
+    save("context.png")
+    window.context_toggle.setChecked(False)
+
+    # (4) the branches session, every entry shown: the branch point and its three branches
+    yield Wait(window.session_loaded, select_session(BRANCHES))
+    window.filter_mode.setCurrentText("all")
+    window.tree.expandAll()
+    window.select_leaf()
+    yield Wait()
+    save("branches.png")
+
+    # (5) the first view again, dark (Qt 6.8+; skipped where the platform keeps its scheme)
+    hints = QGuiApplication.styleHints()
+    if not hasattr(hints, "setColorScheme"):
+        print("screenshots: dark.png skipped (this Qt cannot set the colour scheme)")
+        return
+    window.filter_mode.setCurrentText("default")
+    yield Wait(window.session_loaded, select_session(LINEAR))
+    yield Wait(None, lambda: hints.setColorScheme(Qt.ColorScheme.Dark))
+    select_entry(LINEAR_EDIT_CALL)
+    yield Wait()
+    window_colour = window.palette().color(QPalette.ColorRole.Window)
+    if hints.colorScheme() != Qt.ColorScheme.Dark or window_colour.lightness() >= 128:
+        print("screenshots: dark.png skipped (the colour scheme did not switch to dark)")
+        return
+    save("dark.png")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the screenshots to the folder given on the command line; the exit code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: python packaging/screenshots.py OUTDIR", file=sys.stderr)
+        return 2
+    if not os.environ.get("DISPLAY") and not os.environ.get("QT_QPA_PLATFORM"):
+        return _under_xvfb(args)
+    outdir = Path(args[0]).resolve()
+    outdir.mkdir(parents=True, exist_ok=True)
+
+    with tempfile.TemporaryDirectory(prefix="prime-screenshots-") as tmp_name:
+        tmp = Path(tmp_name)
+        sessions = _isolate(tmp)
+        sys.path.insert(0, str(REPO))
+
+        from PySide6.QtCore import QCoreApplication, QSettings
+        from PySide6.QtWidgets import QApplication
+
+        from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
+
+        for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+            QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp / "config"))
+        QCoreApplication.setOrganizationName(ORGANIZATION)
+        QCoreApplication.setApplicationName(APPLICATION)
+        app = QApplication([sys.argv[0]])
+        app.setStyle("Fusion")  # the same look on every desktop
+        window = MainWindow(roots=[sessions], catalogue_dir=tmp / "catalogue")
+        window.show()
+        code = _run(app, _scenario(window, sessions, outdir))
+        window.close()
+        del window
+        return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
