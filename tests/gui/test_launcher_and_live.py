@@ -6,12 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
-import pytest
-from PySide6.QtCore import QSettings, QThreadPool, QUrl
+from PySide6.QtCore import QUrl
 
 from gui.main_window import MainWindow
 from gui.message_view import CONTEXT_WINDOW
@@ -21,22 +19,6 @@ LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
 COMPACTION = "019cb7f7-db40-74db-9a60-0d769809d8ec.jsonl"
 TIMEOUT = 30_000
-
-
-@pytest.fixture(autouse=True)
-def _private_settings(tmp_path: Path) -> Iterator[Path]:
-    folder = tmp_path / "settings"
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
-    yield folder
-
-
-@pytest.fixture(autouse=True)
-def _no_dangling_threads() -> Iterator[None]:
-    yield
-    pool = QThreadPool.globalInstance()
-    assert pool.waitForDone(TIMEOUT)
-    assert pool.activeThreadCount() == 0
 
 
 # ---------------------------------------------------------------------------- launcher

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import shutil
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -27,32 +25,6 @@ FIRST_USER_PHRASE = "The login form submits twice when I press Enter"
 THINKING_ID = "28cf9f89"
 TIMEOUT = 30_000
 SCREENSHOT = Path("/tmp/prime-window.png")
-
-
-@pytest.fixture(autouse=True)
-def _private_settings(tmp_path: Path) -> Iterator[Path]:
-    """QSettings go to tmp_path, never to the user's configuration."""
-    folder = tmp_path / "settings"
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
-    yield folder
-
-
-@pytest.fixture(autouse=True)
-def _no_dangling_threads() -> Iterator[None]:
-    yield
-    pool = QThreadPool.globalInstance()
-    assert pool.waitForDone(TIMEOUT)
-    assert pool.activeThreadCount() == 0
-
-
-@pytest.fixture
-def sessions(tmp_path: Path) -> Path:
-    folder = tmp_path / "sessions"
-    folder.mkdir()
-    for path in DEMO.glob("*.jsonl"):
-        shutil.copy2(path, folder / path.name)
-    return folder
 
 
 def make_window(qtbot, roots: list[Path] | None, catalogue: Path | None, **kwargs) -> MainWindow:

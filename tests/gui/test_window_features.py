@@ -5,49 +5,21 @@ from __future__ import annotations
 import os
 import shutil
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QThreadPool, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 
 from gui.actions import RECENT_LIMIT
 from gui.main_window import MainWindow
 from gui.search_panel import HTML_ROLE, highlight
-from tests.conftest import DEMO
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # has abandoned branches with tool results
 ORPHAN_ID = "0rphan01"
 TIMEOUT = 30_000
-
-
-@pytest.fixture(autouse=True)
-def _private_settings(tmp_path: Path) -> Iterator[Path]:
-    """QSettings go to tmp_path, never to the user's configuration."""
-    folder = tmp_path / "settings"
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
-    yield folder
-
-
-@pytest.fixture(autouse=True)
-def _no_dangling_threads() -> Iterator[None]:
-    yield
-    pool = QThreadPool.globalInstance()
-    assert pool.waitForDone(TIMEOUT)
-    assert pool.activeThreadCount() == 0
-
-
-@pytest.fixture
-def sessions(tmp_path: Path) -> Path:
-    folder = tmp_path / "sessions"
-    folder.mkdir()
-    for path in DEMO.glob("*.jsonl"):
-        shutil.copy2(path, folder / path.name)
-    return folder
 
 
 def make_window(qtbot, roots: list[Path], catalogue: Path) -> MainWindow:

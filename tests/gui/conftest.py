@@ -1,0 +1,40 @@
+"""Fixtures for every GUI test: private QSettings, no worker left running, a copy of the demo sessions."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, QThreadPool
+
+from tests.conftest import DEMO
+
+
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path: Path) -> Iterator[Path]:
+    """QSettings go to tmp_path, never to the user's configuration."""
+    folder = tmp_path / "settings"
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    yield folder
+
+
+@pytest.fixture(autouse=True)
+def _no_dangling_threads() -> Iterator[None]:
+    """Fail a test that leaves a worker running in the global thread pool."""
+    yield
+    pool = QThreadPool.globalInstance()
+    assert pool.waitForDone(30_000)
+    assert pool.activeThreadCount() == 0
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    """A private copy of the demo sessions."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in DEMO.glob("*.jsonl"):
+        shutil.copy2(path, folder / path.name)
+    return folder
