@@ -480,6 +480,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cwd", help="fork into another project folder (new cwd)")
     p.add_argument("--dest", help="folder for the new file")
     p.set_defaults(run=_clone)
+
+    # Commands that live in their own modules (export, diff, trash): imported here, not at the top,
+    # because they use this module's helpers. Each keeps its heavy imports inside its handlers.
+    from core import diff_cli, edit_cli, export_cli
+
+    for module in (edit_cli, export_cli, diff_cli):
+        module.add_commands(sub)
     return parser
 
 

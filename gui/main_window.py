@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QPushButton,
     QSplitter,
     QTableView,
@@ -266,6 +268,18 @@ class MainWindow(QMainWindow):
         )
         self._update_recent_menu()
         self.window_actions.recent_menu.aboutToShow.connect(self._update_recent_menu)
+        # Menus and context menus that the feature modules (editing, export, diff) fill in.
+        self.edit_menu = self.menuBar().addMenu("&Edit")
+        self.session_menu = self.menuBar().addMenu("&Session")
+        # Each contributor is called with (menu, index) when a context menu opens on that view; the index
+        # is a source-model index (list model or tree model), invalid on empty space.
+        self.list_context_contributors: list[Callable[[QMenu, QModelIndex], None]] = []
+        self.tree_context_contributors: list[Callable[[QMenu, QModelIndex], None]] = []
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._show_list_context_menu)
+        self.tree.customContextMenuRequested.connect(self._show_tree_context_menu)
+        self._install_extensions()
         self.setAcceptDrops(True)
 
         self.watcher = QFileSystemWatcher(self)
@@ -293,6 +307,33 @@ class MainWindow(QMainWindow):
         self.read_settings()
         self.message_view.show_html("<p>Reading the session list…</p>")
         self.start_catalogue(open_path)
+
+    def _install_extensions(self) -> None:
+        """Feature modules add their actions, menus and context-menu entries to this window here."""
+        # One line per feature module; each keeps a reference to the window and what it needs.
+
+    def _show_list_context_menu(self, pos: QPoint) -> None:
+        index = self.proxy.mapToSource(self.table.indexAt(pos))
+        self._popup_context_menu(self.table, pos, index, self.list_context_contributors)
+
+    def _show_tree_context_menu(self, pos: QPoint) -> None:
+        self._popup_context_menu(self.tree, pos, self.tree.indexAt(pos), self.tree_context_contributors)
+
+    def _popup_context_menu(
+        self,
+        view: QAbstractItemView,
+        pos: QPoint,
+        index: QModelIndex,
+        contributors: list[Callable[[QMenu, QModelIndex], None]],
+    ) -> None:
+        menu = QMenu(view)
+        for contribute in contributors:
+            if not menu.isEmpty():
+                menu.addSeparator()
+            contribute(menu, index)
+        if not menu.isEmpty():
+            menu.exec(view.viewport().mapToGlobal(pos))
+        menu.deleteLater()
 
     # ------------------------------------------------------------------ settings
     def read_settings(self) -> None:
