@@ -50,6 +50,9 @@ TICK_MS = 5
 TAIL_ENTRIES = 50
 TAIL_INTERVAL_S = 0.020
 CHILD_TIMEOUT_S = 120
+# PRIME_BENCH_PROFILE=PREFIX: each child writes a cProfile of its main thread over the measured span to
+# PREFIX.MODE.prof (read it with `python -m pstats`); the times are then not comparable.
+PROFILE = os.environ.get("PRIME_BENCH_PROFILE")
 
 
 # ============================================================================================== child
@@ -88,10 +91,18 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
             self.gaps = []
             self.last = time.perf_counter()
             self.timer.start()
+            if PROFILE:  # to find what blocks the main thread: cProfile sees only this thread
+                import cProfile
+
+                self.profile = cProfile.Profile()
+                self.profile.enable()
 
         def stop(self) -> float:
             self._tick()
             self.timer.stop()
+            if PROFILE:
+                self.profile.disable()
+                self.profile.dump_stats(f"{PROFILE}.{mode}.prof")
             return max(0.0, max(self.gaps) - TICK_MS / 1000)
 
         def over(self, seconds: float) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -42,10 +42,11 @@ from PySide6.QtWidgets import (
 from gui.actions import add_recent, create_actions, fill_recent_menu, read_recent
 from gui.diagnostics_panel import DiagnosticsPanel
 from gui.message_view import MessageView
-from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
+from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel, TreeStructure
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel, one_line
 from gui.search_panel import SearchPanel
+from gui.theme import THEMES, apply_theme
 from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
@@ -92,13 +93,21 @@ def _refresh_catalogue(folder: Path | None, roots: list[Path], progress: Any, ca
         catalogue.close()
 
 
-def _load(path: str) -> Session:
-    """Worker: index one session file (and find its diagnostics, which may build the tree)."""
+def _load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
+    """Worker: index one session file, find its diagnostics and the tree's visible structure.
+
+    All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session;
+    the renderer is imported here too (markdown-it and Pygments take ~100 ms to import on first use).
+    """
+    import markdown_it  # noqa: F401 (imported off the GUI thread: the message view needs them next)
+    import pygments.formatters.html  # noqa: F401
+
+    import core.render  # noqa: F401
     from core.session import load_session
 
     session = load_session(path)
     session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
-    return session
+    return session, BranchTreeModel.prepare(session, filter_mode)
 
 
 def _context(session: Session, entry_id: str | None) -> list[dict]:
@@ -180,6 +189,8 @@ class MainWindow(QMainWindow):
         self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
         self.filter_edit.setClearButtonEnabled(True)
         self.named_only = QCheckBox("Named only")
+        self.thread_forks = QCheckBox("Thread forks")
+        self.thread_forks.setToolTip("Show forks and clones right under the session they came from")
         self.list_model = SessionListModel(parent=self)
         self.proxy = SessionFilterProxy(self)
         self.proxy.setSourceModel(self.list_model)
@@ -194,14 +205,23 @@ class MainWindow(QMainWindow):
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column in (SessionColumn.MESSAGES, SessionColumn.TOKENS, SessionColumn.COST):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed widths from the font, not ResizeToContents: that mode measures up to 1,000 rows of every such
+        # column after each change of a row, ~24,000 Python data() calls and a 250 ms stall per live update.
+        metrics = self.table.fontMetrics()
+        padding = 3 * metrics.horizontalAdvance("M")
+        for column, sample in (
+            (SessionColumn.MESSAGES, "Messages"),
+            (SessionColumn.TOKENS, "99,999,999"),
+            (SessionColumn.COST, "$9,999.99"),
+        ):
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + padding)
         header.resizeSection(SessionColumn.TITLE, 240)
         header.resizeSection(SessionColumn.PROJECT, 130)
-        header.resizeSection(SessionColumn.MODIFIED, 120)
+        header.resizeSection(SessionColumn.MODIFIED, metrics.horizontalAdvance("2026-11-30 23:59") + padding)
         left_top = QHBoxLayout()
         left_top.addWidget(self.filter_edit, 1)
         left_top.addWidget(self.named_only)
+        left_top.addWidget(self.thread_forks)
         list_pane = _pane(left_top, self.table)
         self.search_panel = SearchPanel()
         self.search_edit = self.search_panel.edit
@@ -271,6 +291,8 @@ class MainWindow(QMainWindow):
         # Menus and context menus that the feature modules (editing, export, diff) fill in.
         self.edit_menu = self.menuBar().addMenu("&Edit")
         self.session_menu = self.menuBar().addMenu("&Session")
+        self.view_menu = self.menuBar().addMenu("&View")
+        self.theme_actions = self._make_theme_menu(self.view_menu.addMenu("&Theme"))
         # Each contributor is called with (menu, index) when a context menu opens on that view; the index
         # is a source-model index (list model or tree model), invalid on empty space.
         self.list_context_contributors: list[Callable[[QMenu, QModelIndex], None]] = []
@@ -291,6 +313,7 @@ class MainWindow(QMainWindow):
         # -- wiring
         self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
         self.named_only.toggled.connect(self.proxy.set_named_only)
+        self.thread_forks.toggled.connect(self.list_model.set_threaded)
         self.table.selectionModel().currentRowChanged.connect(self._on_session_row_changed)
         self.tree.selectionModel().currentChanged.connect(self._on_entry_changed)
         self.filter_mode.currentTextChanged.connect(self._on_filter_mode_changed)
@@ -311,6 +334,27 @@ class MainWindow(QMainWindow):
     def _install_extensions(self) -> None:
         """Feature modules add their actions, menus and context-menu entries to this window here."""
         # One line per feature module; each keeps a reference to the window and what it needs.
+
+    def _make_theme_menu(self, menu: QMenu) -> dict[str, QAction]:
+        group = QActionGroup(self)
+        actions: dict[str, QAction] = {}
+        for theme, text in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
+            action = menu.addAction(text)
+            action.setCheckable(True)
+            action.setActionGroup(group)
+            action.triggered.connect(lambda _checked=False, t=theme: self.set_theme(t))
+            actions[theme] = action
+        actions["system"].setChecked(True)
+        return actions
+
+    def set_theme(self, theme: str) -> None:
+        """Light, dark, or following the system (remembered in the settings)."""
+        if theme not in THEMES:
+            theme = "system"
+        apply_theme(theme)
+        self.theme_actions[theme].setChecked(True)
+        settings = _settings()
+        settings.setValue("main_window/theme", theme)
 
     def _show_list_context_menu(self, pos: QPoint) -> None:
         index = self.proxy.mapToSource(self.table.indexAt(pos))
@@ -347,13 +391,18 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(splitter)
         else:
             self.splitter.setSizes([620, 330, 450])
+        self.thread_forks.setChecked(bool(settings.value("thread_forks", False, type=bool)))
+        theme = settings.value("theme", "system")
         settings.endGroup()
+        if theme != "system":
+            self.set_theme(str(theme))
 
     def write_settings(self) -> None:
         settings = _settings()
         settings.beginGroup("main_window")
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("splitter", self.splitter.saveState())
+        settings.setValue("thread_forks", self.thread_forks.isChecked())
         settings.endGroup()
         settings.sync()
 
@@ -420,7 +469,8 @@ class MainWindow(QMainWindow):
             return
         self._loading_path = path
         self.statusBar().showMessage(f"Loading {path}…")
-        self.runner.start("load", lambda: _load(path), self._on_session_loaded, self._on_load_failed)
+        mode = self.tree_model.filter_mode
+        self.runner.start("load", lambda: _load(path, mode), self._on_session_loaded, self._on_load_failed)
 
     @property
     def recent_paths(self) -> list[str]:
@@ -726,7 +776,8 @@ class MainWindow(QMainWindow):
             return
         self.open_session(path)
 
-    def _on_session_loaded(self, session: Session) -> None:
+    def _on_session_loaded(self, loaded: tuple[Session, TreeStructure]) -> None:
+        session, structure = loaded
         old = self.watcher.files()
         if old:
             self.watcher.removePaths(old)
@@ -734,7 +785,7 @@ class MainWindow(QMainWindow):
         self._loading_path = None
         self._load_error = None
         self.message_view.show_entry(None, None)
-        self.tree_model.reset_session(session)
+        self.tree_model.reset_session(session, structure)
         self.watcher.addPath(session.path)
         self.diagnostics_panel.set_diagnostics(session.diagnostics)
         self.select_leaf()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -25,6 +25,7 @@ from core.render import (
     stylesheet,
     tool_results_for,
 )
+from gui.theme import is_dark
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -35,11 +36,6 @@ MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
 CONTEXT_WINDOW = 200  # context messages rendered at first, and added by each "earlier" link
 _CONTEXT_PREFIX = "ctx"  # ids of the stand-in entries of context messages
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
-
-
-def is_dark() -> bool:
-    """Whether the platform's colour scheme is dark."""
-    return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
 
 
 class MessageView(QTextBrowser):
@@ -239,6 +235,12 @@ class MessageView(QTextBrowser):
             return
         if url.scheme().lower() in _EXTERNAL_SCHEMES:
             QDesktopServices.openUrl(url)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Follow a palette change (a theme chosen in the View menu, or a dark desktop theme)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._on_color_scheme_changed()
 
     def _on_color_scheme_changed(self, *_args: object) -> None:
         dark = is_dark()

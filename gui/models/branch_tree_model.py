@@ -7,10 +7,10 @@ keeps are GUI state. Everything is iterative: sessions can be 100,000 entries de
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
 
 from gui.models.roles import Role
@@ -45,6 +45,10 @@ _KIND_COLOURS = {
     "label": "#eab308",
 }
 _OTHER_COLOUR = "#9ca3af"
+# Made once: flags() runs for every row of every relayout, and enum arithmetic costs microseconds.
+_ENTRY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+_GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _icons: dict[str, QIcon] = {}
 
 
@@ -68,21 +72,26 @@ def _kind_icon(kind: str) -> QIcon | None:
 
 
 class _Node:
-    """One visible entry as a row. Owned by the model (``_root`` down, and ``_nodes`` by id).
+    """One visible entry as a row, or a group of rows. Owned by the model (``_root`` down, ``_nodes`` by id).
+
+    A *group* node (``entry`` None, ``start`` >= 0) stands for ``group_size`` consecutive rows of a holder
+    whose rows are too many to show flat: ``holder.rows[start : start + group_size]``.
 
     ``createIndex`` stores a bare pointer to the node without a reference, so the model must keep every node
     alive for as long as an index to it can exist: nodes are dropped only inside a reset, or after a layout
     change has moved every persistent index to the new nodes.
     """
 
-    __slots__ = ("children", "entry", "parent", "row", "rows")
+    __slots__ = ("children", "entry", "grouped", "parent", "row", "rows", "start")
 
-    def __init__(self, entry: Entry | None, parent: _Node | None, row: int) -> None:
-        self.entry = entry  # None for the invisible root
+    def __init__(self, entry: Entry | None, parent: _Node | None, row: int, start: int = -1) -> None:
+        self.entry = entry  # None for the invisible root and for groups
         self.parent = parent
         self.row = row  # the row in ``parent``, fixed at creation: rows are only ever appended
-        self.children: list[_Node] | None = None  # the fetched prefix of ``rows``; None until first fetch
-        self.rows: list[Entry] | None = None  # every display row under this node; computed on first need
+        self.children: list[_Node] | None = None  # the fetched prefix of the display rows; None until fetched
+        self.rows: list[Entry] | None = None  # every entry under this node; computed on first need
+        self.grouped = False  # the display rows are groups of ``rows`` (set when ``rows`` is computed)
+        self.start = start  # a group's first position in its holder's ``rows``; -1 for other nodes
 
 
 class BranchTreeModel(QAbstractItemModel):
@@ -109,7 +118,17 @@ class BranchTreeModel(QAbstractItemModel):
 
     ``parent()`` is O(1) from the row cached in each node. Rows are created lazily in batches
     (``hasChildren``/``canFetchMore``/``fetchMore``), and entry bodies are read for each batch.
+
+    Groups: a node with more than ``2 * group_size`` rows shows them as expandable groups of ``group_size``
+    ("Entries 1–500 of 20,006"). QTreeView lays out every row of every expanded parent again after each
+    insertion, with a Python call or three per row; in groups, a live append to a 20,000-message
+    conversation re-lays out ~540 rows instead of 20,000, and opening it at its leaf creates and previews
+    one group of rows instead of all of them.
     """
+
+    # (entry id, new label; "" clears it): emitted by setData, which never writes. The editing controller
+    # appends the label entry through core; the row shows it once the appended entry is read back.
+    label_edit_requested = Signal(str, str)
 
     def __init__(
         self,
@@ -118,6 +137,7 @@ class BranchTreeModel(QAbstractItemModel):
         *,
         filter_mode: str = "default",
         batch_size: int = 500,
+        group_size: int = 200,
         preview_width: int = 100,
     ) -> None:
         super().__init__(parent)
@@ -126,6 +146,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._session = session
         self._mode = filter_mode
         self._batch = max(1, batch_size)
+        self._group = max(1, group_size)
         self._width = preview_width
         self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
         self._inserting = False  # inside beginInsertRows/endInsertRows
@@ -155,12 +176,24 @@ class BranchTreeModel(QAbstractItemModel):
         self._rebuild()
         self.endResetModel()
 
-    def reset_session(self, session: Session | None) -> None:
-        """Show another session, or the same one after ``refresh()`` reloaded the file (a model reset)."""
+    @staticmethod
+    def prepare(session: Session, filter_mode: str = "default") -> TreeStructure:
+        """The visible structure of ``session``, for :meth:`reset_session`.
+
+        Pure Python, so a loader can compute it in its worker thread (it takes ~60 ms for 20,000 entries)
+        while nothing refreshes the session.
+        """
+        return TreeStructure(session, filter_mode)
+
+    def reset_session(self, session: Session | None, prepared: TreeStructure | None = None) -> None:
+        """Show another session, or the same one after ``refresh()`` reloaded the file (a model reset).
+
+        ``prepared`` (from :meth:`prepare`) is used when it was made for this session, leaf and filter mode.
+        """
         self.beginResetModel()
         self._session = session
         self._previews.clear()
-        self._rebuild()
+        self._rebuild(prepared)
         self.endResetModel()
 
     @property
@@ -169,7 +202,7 @@ class BranchTreeModel(QAbstractItemModel):
         return self._leaf
 
     def entry_for_index(self, index: ModelIndex) -> Entry | None:
-        """The core entry of a row, or None for an invalid index."""
+        """The core entry of a row, or None for an invalid index or a group row."""
         return index.internalPointer().entry if index.isValid() else None
 
     def index_for_entry(self, entry_id: str | None) -> QModelIndex:
@@ -199,7 +232,9 @@ class BranchTreeModel(QAbstractItemModel):
         if old_leaf is not None and old_leaf != new_leaf:
             old_entry = session.by_id.get(old_leaf)
             if old_leaf in self._vparent and (old_entry is None or not self._passes(old_entry)):
-                structural = True
+                # The old leaf was shown only because it was the leaf (a custom entry, a model change, ...);
+                # in a live tail that is every other append, so take its row out without a relayout.
+                structural = old_entry is None or not self._drop_old_leaf(old_entry)
         vparent, vkids, hidden, ids = self._vparent, self._vkids, self._hidden_anchor, self._ids
         for entry in entries:
             if structural:
@@ -246,13 +281,14 @@ class BranchTreeModel(QAbstractItemModel):
                 vkids[anchor] = siblings
             siblings.append(entry)
             vparent[eid] = anchor
-            if holder_node is not None:
-                self._append_row(holder_node, entry)
+            if holder_node is not None and not self._append_row(holder_node, entry):
+                structural = True  # the holder now has too many rows to show flat: show them in groups
+                break
         if structural:
             self._relayout()
             return
         self._leaf = new_leaf
-        self._path = {e.id for e in session.path_to(new_leaf)}
+        self._path = self._path_after(old_leaf, old_path, new_leaf, len(entries))
         changed = (old_path ^ self._path) | label_targets
         changed.update(i for i in (old_leaf, new_leaf) if i is not None)
         self._emit_changed(changed)
@@ -287,7 +323,7 @@ class BranchTreeModel(QAbstractItemModel):
     def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         if parent.isValid() and parent.column() != 0:
             return False
-        return bool(self._rows_for(self._node(parent)))
+        return self._display_count(self._node(parent)) > 0
 
     def canFetchMore(self, parent: ModelIndex) -> bool:
         if parent.isValid() and parent.column() != 0:
@@ -295,7 +331,7 @@ class BranchTreeModel(QAbstractItemModel):
         if self._inserting:
             return False
         node = self._node(parent)
-        return len(node.children or ()) < len(self._rows_for(node))
+        return len(node.children or ()) < self._display_count(node)
 
     def fetchMore(self, parent: ModelIndex) -> None:
         if self._inserting or (parent.isValid() and parent.column() != 0):
@@ -305,9 +341,20 @@ class BranchTreeModel(QAbstractItemModel):
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        # No ItemNeverHasChildren: a live append can give any row children.
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            return _NO_FLAGS
+        # No ItemNeverHasChildren: a live append can give any row children. Editable: the label (setData).
+        return _ENTRY_FLAGS if index.internalPointer().entry is not None else _GROUP_FLAGS
+
+    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """A label typed in the view: ask for it to be written (``label_edit_requested``); writes nothing."""
+        entry = index.internalPointer().entry if index.isValid() else None
+        if entry is None or role != Qt.ItemDataRole.EditRole:
+            return False  # no entry (a group row) or not an edit
+        text = "" if value is None else str(value)
+        if text == (self._label(entry.id) or ""):
+            return False  # unchanged: nothing to append
+        self.label_edit_requested.emit(entry.id, text)
+        return True
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -319,12 +366,17 @@ class BranchTreeModel(QAbstractItemModel):
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        entry = index.internalPointer().entry
+        node = index.internalPointer()
+        entry = node.entry
+        if entry is None:
+            return self._group_data(node, role)
         eid = entry.id
         if role == Qt.ItemDataRole.DisplayRole:
             text = self._previews.get(eid) or f"[{entry.type or 'entry'}]"
             label = self._label(eid)
             return f"[{label}] {text}" if label else text
+        if role == Qt.ItemDataRole.EditRole:
+            return self._label(eid) or ""
         if role == Role.ITEM:
             return entry
         if role == Role.ID:
@@ -347,50 +399,44 @@ class BranchTreeModel(QAbstractItemModel):
             return f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
         return None
 
+    def _group_data(self, node: _Node, role: int) -> Any:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        holder = node.parent
+        assert holder is not None and holder.rows is not None
+        total = len(holder.rows)
+        last = min(node.start + self._group, total)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"Entries {node.start + 1:,}–{last:,}"
+        return f"{last - node.start:,} of the {total:,} entries in a row here; expand to see them"
+
     # ------------------------------------------------------------------ structure
-    def _rebuild(self) -> None:
-        """Recompute visibility and drop every node (callers wrap this in a reset or a layout change)."""
+    def _rebuild(self, prepared: TreeStructure | None = None) -> None:
+        """Recompute visibility and drop every node (callers wrap this in a reset or a layout change).
+
+        ``prepared`` is the structure computed in a worker by :meth:`prepare`, used when it still matches.
+        """
         self._root = _Node(None, None, -1)
         self._nodes: dict[str, _Node] = {}
         self._row_in_parent: dict[str, int] = {}
-        self._vkids: dict[str | None, list[Entry]] = {None: []}
-        self._vparent: dict[str, str | None] = {}
-        self._hidden_anchor: dict[str, str | None] = {}  # hidden entry -> its nearest visible ancestor
-        self._ids: set[str] = set()
         session = self._session
-        self._leaf = session.leaf_id if session is not None else None
-        self._path: set[str] = {e.id for e in session.path_to(self._leaf)} if session is not None else set()
-        if session is None:
-            return
-        tree = session.tree
-        leaf = self._leaf
-        passes: Callable[[Entry], bool] = self._passes
-        vkids, vparent, hidden, ids = self._vkids, self._vparent, self._hidden_anchor, self._ids
-        children = tree.children
-        stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
-        pop, extend = stack.pop, stack.extend
-        while stack:
-            entry, anchor = pop()
-            eid = entry.id
-            ids.add(eid)
-            if eid == leaf or passes(entry):
-                vparent[eid] = anchor
-                siblings = vkids.get(anchor)
-                if siblings is None:
-                    vkids[anchor] = [entry]
-                else:
-                    siblings.append(entry)
-                anchor = eid
-            else:
-                hidden[eid] = anchor
-            kids = children.get(eid)
-            if kids:
-                extend((kid, anchor) for kid in reversed(kids))
+        if prepared is None or not prepared.matches(session, self._mode):
+            prepared = TreeStructure(session, self._mode)
+        self._vkids = prepared.vkids
+        self._vparent = prepared.vparent
+        self._hidden_anchor = prepared.hidden  # hidden entry -> its nearest visible ancestor
+        self._ids = prepared.ids
+        self._chain_head = prepared.heads
+        self._chains = prepared.chains  # rows of chain heads, taken by _rows_for
+        self._leaf = prepared.leaf
+        self._path = prepared.path
 
     def _relayout(self) -> None:
         """Rebuild the structure as a layout change, moving persistent indexes to the same entries."""
         persistent = self.persistentIndexList()
-        wanted = [p.internalPointer().entry.id if p.isValid() else None for p in persistent]
+        # A group row has no entry: an index on it becomes invalid (a rebuild may group rows differently).
+        entries = [p.internalPointer().entry if p.isValid() else None for p in persistent]
+        wanted = [entry.id if entry is not None else None for entry in entries]
         self.layoutAboutToBeChanged.emit()
         old_root = self._root  # keeps the old nodes alive until no persistent index points at them
         self._rebuild()
@@ -400,16 +446,7 @@ class BranchTreeModel(QAbstractItemModel):
         del old_root
 
     def _passes(self, entry: Entry) -> bool:
-        mode = self._mode
-        if mode == "all":
-            return True
-        if mode == "labeled":
-            return bool(self._label(entry.id))
-        if mode == "user":
-            return entry.kind == "message" and entry.role == "user"
-        if entry.kind in _DEFAULT_HIDDEN:
-            return False
-        return not (mode == "no-tools" and entry.kind == "message" and entry.role == "toolResult")
+        return _passes(entry, self._mode, self._session)
 
     def _label(self, entry_id: str) -> str | None:
         return self._session.label_for(entry_id) if self._session is not None else None
@@ -419,13 +456,23 @@ class BranchTreeModel(QAbstractItemModel):
         return anchor is None or len(self._vkids[anchor]) != 1
 
     def _display_parent_id(self, entry_id: str) -> str | None:
-        """The entry whose rows hold ``entry_id`` (None: top level). Climbs a chain iteratively."""
+        """The entry whose rows hold ``entry_id`` (None: top level). Climbs a chain iteratively.
+
+        The head found is remembered for every chain member climbed: a live tail asks for the leaf's holder
+        after each append, and climbing a 20,000-entry chain each time cost ~5 ms. Heads change only with
+        the structure, which a rebuild recomputes (and this cache with it).
+        """
         anchor = self._vparent[entry_id]
         if anchor is None or len(self._vkids[anchor]) != 1:
             return anchor
-        while not self._is_head(anchor):  # every entry climbed has exactly one visible child
+        known = self._chain_head
+        climbed = [entry_id]
+        while anchor not in known and not self._is_head(anchor):  # each climbed has one visible child
+            climbed.append(anchor)
             anchor = self._vparent[anchor]
-        return anchor
+        head = known.get(anchor, anchor)
+        known.update(dict.fromkeys(climbed, head))
+        return head
 
     def _rows_for(self, node: _Node) -> list[Entry]:
         rows = node.rows
@@ -437,19 +484,94 @@ class BranchTreeModel(QAbstractItemModel):
                 eid = node.entry.id
                 kids = vkids.get(eid, ())
                 if len(kids) == 1 and self._is_head(eid):
-                    rows = []
-                    current = kids[0]
-                    while True:
-                        rows.append(current)
-                        nxt = vkids.get(current.id, ())
-                        if len(nxt) != 1:
-                            break
-                        current = nxt[0]
+                    # The chain prepared with the structure, continued by what was appended since.
+                    rows = self._chains.pop(eid, None) or [kids[0]]
+                    nxt = vkids.get(rows[-1].id, ())
+                    while len(nxt) == 1:
+                        rows.append(nxt[0])
+                        nxt = vkids.get(nxt[0].id, ())
                 else:
                     rows = list(kids) if len(kids) >= 2 else []
             node.rows = rows
+            node.grouped = len(rows) > 2 * self._group
             self._row_in_parent.update((e.id, i) for i, e in enumerate(rows))
         return rows
+
+    def _path_after(
+        self, old_leaf: str | None, old_path: set[str], new_leaf: str | None, added: int
+    ) -> set[str]:
+        """The ids on the path to ``new_leaf`` after an append of ``added`` entries.
+
+        In a live tail the new leaf descends from the old one: walk up only the new entries (at most
+        ``added`` steps) instead of the whole 20,000-entry path.
+        """
+        session = self._session
+        assert session is not None
+        by_id = session.by_id
+        walked: list[str] = []
+        current = new_leaf
+        while current is not None and current != old_leaf and len(walked) <= added:
+            walked.append(current)
+            entry = by_id.get(current)
+            current = entry.parent_id if entry is not None else None
+        if old_leaf is not None and current == old_leaf:
+            return old_path | set(walked)
+        return {e.id for e in session.path_to(new_leaf)}
+
+    def _drop_old_leaf(self, entry: Entry) -> bool:
+        """Hide the former leaf, which no longer passes the filter, when it is the last row of a chain.
+
+        Returns False, changing nothing, in every other case (the caller then relays out the structure).
+        """
+        eid = entry.id
+        anchor = self._vparent[eid]
+        if anchor is None or len(self._vkids.get(anchor, ())) != 1 or self._vkids.get(eid):
+            return False  # a top-level row, a branch point's child or an entry with rows: shapes change
+        holder_id = self._display_parent_id(eid)
+        holder = self._root if holder_id is None else self._nodes.get(holder_id)
+        rows = holder.rows if holder is not None else None
+        if holder is not None and rows is not None:
+            if not rows or rows[-1] is not entry:
+                return False
+            position = len(rows) - 1
+            parent, row = holder, position
+            if holder.grouped:
+                if position <= 2 * self._group:
+                    return False  # the rows would go back to a flat list
+                group, row = divmod(position, self._group)
+                groups = holder.children or []
+                if row == 0:  # the group would be empty: remove the group row
+                    parent, row = holder, group
+                elif len(groups) > group:
+                    parent = groups[group]
+                    at = self.createIndex(parent.row, 0, parent)
+                    self.dataChanged.emit(at, at, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+                else:
+                    parent = None
+            children = parent.children if parent is not None else None
+            if parent is not None and children is not None and len(children) == row + 1:
+                self.beginRemoveRows(self._index_of(parent), row, row)
+                rows.pop()
+                children.pop()
+                self.endRemoveRows()
+            else:
+                rows.pop()  # the row was never fetched
+        self._nodes.pop(eid, None)
+        self._row_in_parent.pop(eid, None)
+        self._chain_head.pop(eid, None)
+        del self._vparent[eid]
+        self._vkids[anchor] = []
+        self._hidden_anchor[eid] = anchor
+        return True
+
+    def _display_count(self, node: _Node) -> int:
+        """How many rows ``node`` shows: entries, groups, or a group's share of its holder's rows."""
+        if node.start >= 0:  # a group
+            holder = node.parent
+            assert holder is not None and holder.rows is not None
+            return min(self._group, len(holder.rows) - node.start)
+        count = len(self._rows_for(node))
+        return -(-count // self._group) if node.grouped else count
 
     def _node(self, index: ModelIndex) -> _Node:
         return index.internalPointer() if index.isValid() else self._root
@@ -459,14 +581,21 @@ class BranchTreeModel(QAbstractItemModel):
 
     def _fetch(self, node: _Node, upto: int, *, signal: bool) -> None:
         """Create the rows of ``node`` up to ``upto`` (exclusive), with insert signals when asked."""
-        rows = self._rows_for(node)
+        count = self._display_count(node)
         if node.children is None:
             node.children = []
         first = len(node.children)
-        last = min(upto, len(rows)) - 1
+        last = min(upto, count) - 1
         if last < first:
             return
-        created = self._make_nodes(node, rows[first : last + 1], first)
+        if node.grouped:  # group rows: no entry, nothing to read
+            created = [_Node(None, node, row, row * self._group) for row in range(first, last + 1)]
+        elif node.start >= 0:
+            holder_rows = node.parent.rows if node.parent is not None else None
+            assert holder_rows is not None
+            created = self._make_nodes(node, holder_rows[node.start + first : node.start + last + 1], first)
+        else:
+            created = self._make_nodes(node, self._rows_for(node)[first : last + 1], first)
         if not signal:
             node.children.extend(created)
             return
@@ -476,26 +605,51 @@ class BranchTreeModel(QAbstractItemModel):
         self.endInsertRows()
         self._inserting = False
 
-    def _append_row(self, holder: _Node, entry: Entry) -> None:
-        """Add a last row to ``holder`` (rows already computed); insert it when all rows are fetched."""
+    def _append_row(self, holder: _Node, entry: Entry) -> bool:
+        """Add a last row to ``holder`` (rows already computed); insert it when all rows are fetched.
+
+        Returns False, changing nothing, when the holder would have to switch to groups (a layout change).
+        """
         rows = holder.rows
         assert rows is not None
-        row = len(rows)
-        self._row_in_parent[entry.id] = row
-        if holder.children is None and row == 0:
-            holder.children = []  # the row had no children before: make the new one known to views now
-        if holder.children is None or len(holder.children) != row:
+        position = len(rows)
+        if not holder.grouped and position + 1 > 2 * self._group:
+            return False
+        self._row_in_parent[entry.id] = position
+        parent, row = holder, position
+        if holder.grouped:
+            group, row = divmod(position, self._group)
+            groups = holder.children
+            if groups is None or len(groups) < group:
+                rows.append(entry)  # the view has not fetched the groups that far: it will fetch this one
+                return True
+            if len(groups) == group:  # the first entry of a new group: insert the group row
+                self._inserting = True
+                self.beginInsertRows(self._index_of(holder), group, group)
+                rows.append(entry)
+                groups.append(_Node(None, holder, group, position))
+                self.endInsertRows()
+                self._inserting = False
+                return True
+            parent = groups[group]
+            at = self.createIndex(parent.row, 0, parent)
+            # the group's text shows its last position; the append changes it
+            self.dataChanged.emit(at, at, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+        if parent.children is None and row == 0:
+            parent.children = []  # the row had no children before: make the new one known to views now
+        if parent.children is None or len(parent.children) != row:
             rows.append(entry)  # not fetched that far yet: the view fetches it like the rows before it
-            return
-        created = self._make_nodes(holder, [entry], row)
+            return True
+        created = self._make_nodes(parent, [entry], row)
         # The row joins ``rows`` only inside begin/end: a view asking canFetchMore from the about-to-be
         # signal must not fetch it a second time.
         self._inserting = True
-        self.beginInsertRows(self._index_of(holder), row, row)
+        self.beginInsertRows(self._index_of(parent), row, row)
         rows.append(entry)
-        holder.children.extend(created)
+        parent.children.extend(created)
         self.endInsertRows()
         self._inserting = False
+        return True
 
     def _make_nodes(self, parent: _Node, entries: list[Entry], first: int) -> list[_Node]:
         self._read_previews(entries)
@@ -532,6 +686,12 @@ class BranchTreeModel(QAbstractItemModel):
         for eid in reversed(chain):
             self._rows_for(node)
             row = self._row_in_parent[eid]
+            if node.grouped:
+                group, row = divmod(row, self._group)
+                if len(node.children or ()) <= group:
+                    self._fetch(node, self._display_count(node), signal=signal)  # every group row at once
+                assert node.children is not None
+                node = node.children[group]
             if len(node.children or ()) <= row:
                 # Fetch whole batches, as a view scrolling down would.
                 upto = (row // self._batch + 1) * self._batch
@@ -561,6 +721,105 @@ class BranchTreeModel(QAbstractItemModel):
                 self.dataChanged.emit(top, bottom, _STATE_ROLES)
                 if row is not None:
                     start = prev = row
+
+
+def _passes(entry: Entry, mode: str, session: Session | None) -> bool:
+    """Whether ``entry`` is shown in filter ``mode`` (the leaf is shown whatever this says)."""
+    if mode == "all":
+        return True
+    if mode == "labeled":
+        return bool(session.label_for(entry.id)) if session is not None else False
+    if mode == "user":
+        return entry.kind == "message" and entry.role == "user"
+    if entry.kind in _DEFAULT_HIDDEN:
+        return False
+    return not (mode == "no-tools" and entry.kind == "message" and entry.role == "toolResult")
+
+
+class TreeStructure:
+    """Which entries a filter mode shows and how they hang together; a snapshot of one session state.
+
+    ``vkids`` maps a visible entry (None: the top level) to its visible children in core's order,
+    ``vparent`` a visible entry to its nearest visible ancestor, ``hidden`` a hidden entry to its nearest
+    visible ancestor; ``ids`` holds every entry id seen. Computed iteratively (no recursion).
+    """
+
+    __slots__ = (
+        "chains",
+        "heads",
+        "hidden",
+        "ids",
+        "leaf",
+        "mode",
+        "path",
+        "session",
+        "size",
+        "vkids",
+        "vparent",
+    )
+
+    def __init__(self, session: Session | None, mode: str) -> None:
+        self.session = session
+        self.mode = mode
+        self.vkids: dict[str | None, list[Entry]] = {None: []}
+        self.vparent: dict[str, str | None] = {}
+        self.hidden: dict[str, str | None] = {}
+        self.ids: set[str] = set()
+        # chain member -> its head, and head -> its chain (its rows): what the model would otherwise climb
+        # and walk on the GUI thread the first time it shows a long conversation.
+        self.heads: dict[str, str] = {}
+        self.chains: dict[str, list[Entry]] = {}
+        self.leaf = session.leaf_id if session is not None else None
+        self.path: set[str] = {e.id for e in session.path_to(self.leaf)} if session is not None else set()
+        self.size = len(session.entries) if session is not None else 0
+        if session is None:
+            return
+        tree = session.tree
+        leaf = self.leaf
+        vkids, vparent, hidden, ids = self.vkids, self.vparent, self.hidden, self.ids
+        children = tree.children
+        stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            entry, anchor = pop()
+            eid = entry.id
+            ids.add(eid)
+            if eid == leaf or _passes(entry, mode, session):
+                vparent[eid] = anchor
+                siblings = vkids.get(anchor)
+                if siblings is None:
+                    vkids[anchor] = [entry]
+                else:
+                    siblings.append(entry)
+                anchor = eid
+            else:
+                hidden[eid] = anchor
+            kids = children.get(eid)
+            if kids:
+                extend((kid, anchor) for kid in reversed(kids))
+        # Depth-first order puts every chain member after its parent, so a parent's head is known first.
+        heads, chains = self.heads, self.chains
+        stack2: list[str | None] = [None]
+        while stack2:
+            anchor = stack2.pop()
+            kids = vkids.get(anchor)
+            if not kids:
+                continue
+            if anchor is not None and len(kids) == 1:
+                head = heads.get(anchor, anchor)
+                heads[kids[0].id] = head
+                chain = chains.get(head)
+                if chain is None:
+                    chains[head] = [kids[0]]
+                else:
+                    chain.append(kids[0])
+            stack2.extend(kid.id for kid in reversed(kids))
+
+    def matches(self, session: Session | None, mode: str) -> bool:
+        """Whether this was made for ``session`` as it is now (same entries and leaf) and ``mode``."""
+        if session is None or session is not self.session or mode != self.mode:
+            return False
+        return self.size == len(session.entries) and self.leaf == session.leaf_id
 
 
 def _kind(entry: Entry) -> str:

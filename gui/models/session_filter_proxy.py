@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from gui.models.roles import Role
 
@@ -34,9 +34,11 @@ def matches(summary: SessionSummary, words: list[str]) -> bool:
 
 
 class SessionFilterProxy(QSortFilterProxyModel):
-    """Sorts by ``Role.SORT`` and keeps the rows matching a word filter and the ``named_only`` toggle.
+    """Keeps the rows matching a word filter and the ``named_only`` toggle, in the source model's order.
 
-    Sorting is dynamic, so rows inserted or changed by ``SessionListModel.update_summaries`` land in place.
+    :meth:`sort` (a header click) is forwarded to the source model, which orders its rows itself (and keeps
+    them ordered through live updates, and threads forks under their parents when asked); the proxy's own
+    sort column stays -1, so it never compares rows through Python ``data()`` calls.
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -85,6 +87,12 @@ class SessionFilterProxy(QSortFilterProxyModel):
             return
         with self._filter_change():
             self._named_only = on
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Order the rows by ``column``: done by the source model (see the class comment)."""
+        source = self.sourceModel()
+        if source is not None:
+            source.sort(column, order)
 
     def summary_at(self, row: int) -> SessionSummary | None:
         """The summary shown in proxy ``row``, or None."""

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    Signal,
 )
 from PySide6.QtGui import QColor, QFont
 
@@ -167,13 +168,26 @@ class SessionListModel(QAbstractTableModel):
 
     ``set_summaries`` replaces everything (a reset); ``update_summaries`` merges a fresh list by path so
     that live refreshes keep the views' selection and scroll position.
+
+    The model keeps its rows in the order asked for by :meth:`sort` (the proxy forwards header clicks here),
+    optionally with forks threaded under their parent session (:meth:`set_threaded`). Sorting here, in one
+    Python ``list.sort`` over cached keys, takes ~2 ms for 2,000 sessions; sorting in the proxy cost two
+    Python ``data()`` calls per comparison, ~150 ms per sort and per live update.
     """
+
+    # (session path, new name; "" clears it): emitted by setData, which never writes. The editing controller
+    # appends the session_info entry through core; the row shows it after the next catalogue refresh.
+    rename_requested = Signal(str, str)
 
     def __init__(self, summaries: Iterable[SessionSummary] = (), parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._rows: list[SessionSummary] = []
         self._row_of: dict[str, int] = {}
         self._rows, self._row_of = self._dedupe(summaries)
+        self._sort_keys: dict[str, tuple[SessionSummary, tuple]] = {}  # path -> (summary, key per column)
+        self._order: tuple[int, Qt.SortOrder] | None = None  # (column, order) of the last sort()
+        self._threaded = False
+        self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (threaded mode)
 
     # -- helpers --------------------------------------------------------------------------------------------
 
@@ -220,6 +234,9 @@ class SessionListModel(QAbstractTableModel):
         rows, index = self._dedupe(summaries)
         self.beginResetModel()
         self._rows, self._row_of = rows, index
+        self._sort_keys.clear()
+        self._rows = self._ordered(self._rows)
+        self._reindex()
         self.endResetModel()
 
     def update_summaries(self, summaries: Iterable[SessionSummary]) -> None:
@@ -234,6 +251,8 @@ class SessionListModel(QAbstractTableModel):
 
         # 1. Removals, bottom run first so the row numbers of the runs above stay valid.
         gone = [row for row, s in enumerate(self._rows) if s.path not in fresh_by_path]
+        for row in gone:
+            self._sort_keys.pop(self._rows[row].path, None)
         for first, last in reversed(_coalesce(gone)):
             self.beginRemoveRows(QModelIndex(), first, last)
             del self._rows[first : last + 1]
@@ -262,6 +281,111 @@ class SessionListModel(QAbstractTableModel):
                 self._row_of[summary.path] = first + offset
             self.endInsertRows()
 
+        # 4. Changed and new rows move to their place in the order asked for (one layout change).
+        self._apply_order()
+
+    # -- order ----------------------------------------------------------------------------------------------
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Keep the rows ordered by ``column`` (a layout change: selections follow their rows)."""
+        if not 0 <= column < len(COLUMNS):
+            return
+        self._order = (column, order)
+        self._apply_order()
+
+    def sort_order(self) -> tuple[int, Qt.SortOrder] | None:
+        """The (column, order) of the last :meth:`sort`, or None while rows keep their input order."""
+        return self._order
+
+    def threaded(self) -> bool:
+        """Whether forks are shown under their parent session."""
+        return self._threaded
+
+    def set_threaded(self, on: bool) -> None:
+        """Show forks and clones right under their parent session (by ``parentSessionPath``), indented."""
+        if bool(on) == self._threaded:
+            return
+        self._threaded = bool(on)
+        self._apply_order(force=True)
+
+    def depth(self, row: int) -> int:
+        """How deep ``row`` is nested under parent sessions in threaded mode (0 otherwise)."""
+        summary = self.summary_at(row)
+        return self._depth.get(summary.path, 0) if summary is not None and self._threaded else 0
+
+    def _keys(self, summary: SessionSummary) -> tuple:
+        cached = self._sort_keys.get(summary.path)
+        if cached is None or cached[0] is not summary:  # a new or changed summary: new keys
+            cached = (summary, tuple(column.sort_key(summary) for column in COLUMNS))
+            self._sort_keys[summary.path] = cached
+        return cached[1]
+
+    def _ordered(self, rows: list[SessionSummary]) -> list[SessionSummary]:
+        """``rows`` in the order asked for; threaded: each session followed by its forks, depth first."""
+        self._depth = {}
+        if self._order is None and not self._threaded:
+            return rows
+        column, order = self._order if self._order is not None else (-1, Qt.SortOrder.AscendingOrder)
+        descending = order == Qt.SortOrder.DescendingOrder
+        if column >= 0:
+            rows = sorted(rows, key=lambda s: (self._keys(s)[column], s.path), reverse=descending)
+        if not self._threaded:
+            return rows
+        by_path = {os.path.normpath(s.path): s for s in rows}
+        children: dict[str, list[SessionSummary]] = {}
+        tops: list[SessionSummary] = []
+        for summary in rows:  # already sorted: children lists come out sorted too
+            parent = summary.parentSessionPath
+            parent_key = os.path.normpath(parent) if parent else None
+            if parent_key is None or parent_key not in by_path or self._in_cycle(summary, by_path):
+                tops.append(summary)
+            else:
+                children.setdefault(parent_key, []).append(summary)
+        ordered: list[SessionSummary] = []
+        stack = [(summary, 0) for summary in reversed(tops)]
+        while stack:
+            summary, depth = stack.pop()
+            ordered.append(summary)
+            self._depth[summary.path] = depth
+            kids = children.get(os.path.normpath(summary.path), ())
+            stack.extend((kid, depth + 1) for kid in reversed(kids))
+        return ordered
+
+    @staticmethod
+    def _in_cycle(summary: SessionSummary, by_path: dict[str, SessionSummary]) -> bool:
+        """Whether following parent sessions from ``summary`` comes back to it (then it heads its thread)."""
+        start = os.path.normpath(summary.path)
+        seen = {start}
+        current = summary.parentSessionPath
+        while current:
+            key = os.path.normpath(current)
+            if key == start:
+                return True
+            if key in seen or key not in by_path:
+                return False
+            seen.add(key)
+            current = by_path[key].parentSessionPath
+        return False
+
+    def _apply_order(self, force: bool = False) -> None:
+        """Reorder the rows as a layout change when the order differs (or ``force``: the titles change)."""
+        rows = self._ordered(self._rows)
+        if not force and all(a is b for a, b in zip(rows, self._rows, strict=True)):
+            return
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        held = [(self._rows[p.row()].path, p.column()) if p.isValid() else None for p in persistent]
+        self._rows = rows
+        self._reindex()
+        moved = [self.index(self._row_of[h[0]], h[1]) if h is not None else QModelIndex() for h in held]
+        self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
+
+    def _sort_key(self, row: int, col: int) -> str | int | float | None:
+        if not (0 <= row < len(self._rows) and 0 <= col < len(COLUMNS)):
+            return None
+        return self._keys(self._rows[row])[col]
+
     # -- Qt overrides ---------------------------------------------------------------------------------------
 
     def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
@@ -273,7 +397,21 @@ class SessionListModel(QAbstractTableModel):
     def flags(self, index: _ModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        if index.column() == SessionColumn.TITLE:
+            flags |= Qt.ItemFlag.ItemIsEditable  # the session name (setData)
+        return flags
+
+    def setData(self, index: _ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """A name typed in the title column: ask for it to be written (``rename_requested``), never write."""
+        summary = self.summary_at(index.row()) if index.isValid() else None
+        if summary is None or index.column() != SessionColumn.TITLE or role != Qt.ItemDataRole.EditRole:
+            return False
+        text = "" if value is None else str(value)
+        if text == (summary.name or ""):
+            return False  # unchanged: nothing to append
+        self.rename_requested.emit(summary.path, text)
+        return True
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -288,6 +426,10 @@ class SessionListModel(QAbstractTableModel):
         return super().headerData(section, orientation, role)
 
     def data(self, index: _ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Role.SORT:
+            # The proxy asks for two sort keys per comparison: ~44,000 calls to sort 2,000 sessions, so
+            # the keys (a timestamp parse, a casefold) are made once per summary.
+            return self._sort_key(index.row(), index.column()) if index.isValid() else None
         if not index.isValid() or index.parent().isValid():
             return None
         row, col = index.row(), index.column()
@@ -296,9 +438,14 @@ class SessionListModel(QAbstractTableModel):
         summary = self._rows[row]
         column = COLUMNS[col]
         if role == Qt.ItemDataRole.DisplayRole:
-            return column.display(summary)
-        if role == Role.SORT:
-            return column.sort_key(summary)
+            text = column.display(summary)
+            if col == SessionColumn.TITLE and self._threaded:
+                depth = self._depth.get(summary.path, 0)
+                if depth:
+                    return "\u2003" * (depth - 1) + "\u21b3 " + text  # em spaces, then an arrow
+            return text
+        if role == Qt.ItemDataRole.EditRole:
+            return (summary.name or "") if col == SessionColumn.TITLE else None
         if role == Role.ITEM:
             return summary
         if role == Role.ID:

@@ -250,17 +250,24 @@ def test_a_100000_entry_chain(qtmodeltester, qtbot, tmp_path: Path) -> None:
     path.write_bytes(b"\n".join(lines) + b"\n")
     session = load_session(path, checksum=False)
     with shallow_stack(60):
-        model = BranchTreeModel(session, filter_mode="all")
+        model = BranchTreeModel(session, filter_mode="all", group_size=500)
         leaf = model.index_for_entry(session.leaf_id)
         assert leaf.isValid()
         assert leaf.data(Role.ID) == "e099999" and leaf.data(Role.IS_LEAF)
         assert leaf.data(DISPLAY) == "assistant: reply 99999"
-        assert leaf.row() == count - 2 and leaf.parent().data(Role.ID) == "e000000"
-        assert model.rowCount() == 1 and model.rowCount(leaf.parent()) == count - 1
-        user = BranchTreeModel(session, filter_mode="user")
+        # The 99,999 rows under the root are shown in 200 groups of 500; the leaf is in the last one.
+        group = leaf.parent()
+        assert leaf.row() == (count - 2) % 500 and group.row() == 199
+        assert group.data(DISPLAY) == "Entries 99,501–99,999" and group.data(Role.ID) is None
+        assert group.parent().data(Role.ID) == "e000000" and model.entry_for_index(group) is None
+        assert model.rowCount() == 1 and model.rowCount(group.parent()) == 200
+        assert model.rowCount(group) == 499
+        assert model.rowCount(model.index(0, 0, group.parent())) == 0  # groups before it are not fetched
+        user = BranchTreeModel(session, filter_mode="user", group_size=500)
         last_user = user.index_for_entry("e099998")
-        assert last_user.row() == count // 2 - 2
-        assert user.index_for_entry("e099999").row() == count // 2 - 1  # the leaf stays visible
+        assert (last_user.parent().row(), last_user.row()) == divmod(count // 2 - 2, 500)
+        leaf = user.index_for_entry("e099999")  # the leaf stays visible
+        assert (leaf.parent().row(), leaf.row()) == divmod(count // 2 - 1, 500)
     qtmodeltester.check(BranchTreeModel(session, filter_mode="all"))
 
 
@@ -399,7 +406,7 @@ def test_reset_session_after_a_reload(qtbot, live: Session) -> None:
 def test_data_for_unknown_roles_is_none(qtbot) -> None:
     model = BranchTreeModel(load_session(LINEAR, checksum=False))
     index = rows(model)[0]
-    assert index.data(Qt.ItemDataRole.EditRole) is None
+    assert index.data(Qt.ItemDataRole.WhatsThisRole) is None
     assert model.data(QModelIndex()) is None
     assert isinstance(model._bold, QFont)
 
@@ -418,4 +425,148 @@ def test_an_append_below_unfetched_rows_waits_for_the_fetch(qtmodeltester, qtbot
     leaf = model.index_for_entry("z1")
     assert leaf.row() == 9 and leaf.parent() == head and leaf.data(Role.IS_LEAF)
     assert inserted == [(4, 9)]  # index_for_entry fetches whole batches up to the row it needs
+    qtmodeltester.check(model)
+
+
+# ---------------------------------------------------------------------- groups of rows in long chains
+def chain(count: int, first: int = 0, parent: str | None = None) -> list[dict]:
+    entries = []
+    for i in range(first, first + count):
+        entries.append(message(f"m{i:03d}", parent, "user" if i % 2 == 0 else "assistant", f"text {i}", i))
+        parent = f"m{i:03d}"
+    return entries
+
+
+def test_long_chains_are_shown_in_groups(qtmodeltester, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "chain.jsonl"
+    write_session(path, chain(12))
+    model = BranchTreeModel(load_session(path), filter_mode="all", group_size=3)
+    top = rows(model)
+    assert [i.data(Role.ID) for i in top] == ["m000"]
+    groups = rows(model, top[0])
+    assert [g.data(DISPLAY) for g in groups] == [
+        "Entries 1–3",
+        "Entries 4–6",
+        "Entries 7–9",
+        "Entries 10–11",
+    ]
+    assert [i.data(Role.ID) for i in rows(model, groups[1])] == ["m004", "m005", "m006"]
+    assert not model.flags(groups[0]) & Qt.ItemFlag.ItemIsEditable
+    assert model.data(groups[0], Role.ITEM) is None and model.data(groups[0], Role.ON_PATH) is None
+    assert [d for d, _ in outline(model)] == [0] + [1, 2, 2, 2] * 2 + [1, 2, 2, 2, 1, 2, 2]
+    qtmodeltester.check(model)
+    # six rows (not more than twice the group size) stay flat
+    write_session(path, chain(7))
+    flat = BranchTreeModel(load_session(path), filter_mode="all", group_size=3)
+    assert [i.data(Role.ID) for i in rows(flat, rows(flat)[0])] == [f"m{i:03d}" for i in range(1, 7)]
+
+
+def test_appends_to_grouped_rows(qtmodeltester, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "chain.jsonl"
+    write_session(path, chain(7))  # the root and six rows: flat
+    session = load_session(path)
+    model = BranchTreeModel(session, filter_mode="all", group_size=3)
+    view = QTreeView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    selected = QPersistentModelIndex(model.index_for_entry("m002"))
+    events: list[tuple] = []
+    model.rowsInserted.connect(lambda p, first, last: events.append(("insert", p.data(DISPLAY), first, last)))
+    model.layoutChanged.connect(lambda: events.append(("layout",)))
+    model.modelReset.connect(lambda: events.append(("reset",)))
+
+    append_lines(session, chain(1, 7, "m006"))  # a seventh row: the rows become groups
+    model.append_entries(session.refresh().appended)
+    assert events == [("layout",)]
+    assert selected.isValid() and selected.data(Role.ID) == "m002"
+    assert selected.parent().data(DISPLAY) == "Entries 1–3"
+    leaf = model.index_for_entry("m007")
+    assert leaf.parent().data(DISPLAY) == "Entries 7–7" and leaf.data(Role.IS_LEAF)
+    qtmodeltester.check(model)
+
+    events.clear()
+    append_lines(session, chain(1, 8, "m007"))  # into the last group
+    model.append_entries(session.refresh().appended)
+    assert events == [("insert", "Entries 7–8", 1, 1)]
+    events.clear()
+    append_lines(session, chain(2, 9, "m008"))  # fills the group, then starts a new one
+    model.append_entries(session.refresh().appended)
+    # (the attached model tester may then fetch the new group's row)
+    assert events[:2] == [("insert", "Entries 7–9", 2, 2), ("insert", "user: text 0", 3, 3)]
+    last = model.index_for_entry("m010")
+    assert last.parent().row() == 3 and last.row() == 0 and last.data(Role.IS_LEAF)
+    assert not model.index_for_entry("m009").data(Role.IS_LEAF)
+    assert selected.data(Role.ID) == "m002"
+    qtmodeltester.check(model)
+
+
+def custom(eid: str, parent: str, second: int) -> dict:
+    ts = f"2026-03-04T00:{second // 60 % 60:02d}:{second % 60:02d}.000Z"
+    return {"type": "custom", "id": eid, "parentId": parent, "timestamp": ts, "customType": "x", "data": {}}
+
+
+@pytest.mark.parametrize("length", [4, 12], ids=["flat", "grouped"])
+def test_a_hidden_old_leaf_leaves_without_a_relayout(
+    qtmodeltester, qtbot, tmp_path: Path, length: int
+) -> None:
+    """A live tail that alternates messages and custom entries: the custom leaf's row comes and goes."""
+    path = tmp_path / "tail.jsonl"
+    write_session(path, chain(length))
+    session = load_session(path)
+    model = BranchTreeModel(session, filter_mode="default", group_size=3)
+    view = QTreeView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    qtmodeltester.check(model)
+    last = f"m{length - 1:03d}"
+    view.setCurrentIndex(model.index_for_entry(last))
+    events: list[tuple] = []
+    model.rowsInserted.connect(lambda p, first, last: events.append(("insert", first, last)))
+    model.rowsRemoved.connect(lambda p, first, last: events.append(("remove", first, last)))
+    model.layoutChanged.connect(lambda: events.append(("layout",)))
+    model.modelReset.connect(lambda: events.append(("reset",)))
+
+    append_lines(session, [custom("c1", last, 100)])
+    model.append_entries(session.refresh().appended)
+    row = model.index_for_entry("c1").row()
+    assert model.index_for_entry("c1").data(Role.IS_LEAF)  # shown only because it is the leaf
+    append_lines(session, [message("n1", "c1", "user", "after", 101)])
+    model.append_entries(session.refresh().appended)
+    assert ("layout",) not in events and ("reset",) not in events
+    assert events[-2:] == [("remove", row, row), ("insert", row, row)]
+    assert not model.index_for_entry("c1").isValid()
+    leaf = model.index_for_entry("n1")
+    assert leaf.row() == row and leaf.data(Role.IS_LEAF)
+    assert model.index_for_entry(last).data(Role.ON_PATH)
+    qtmodeltester.check(model)
+    # the same rows as a model built from scratch
+    fresh = BranchTreeModel(load_session(path), filter_mode="default", group_size=3)
+    assert outline(model) == outline(fresh)
+
+
+@pytest.mark.parametrize("mode", FILTER_MODES)
+def test_a_structure_prepared_in_a_worker_gives_the_same_rows(qtmodeltester, qtbot, mode: str) -> None:
+    for path in SESSION_FILES:
+        session = load_session(path, checksum=False)
+        prepared = BranchTreeModel.prepare(session, mode)
+        model = BranchTreeModel(filter_mode=mode, group_size=3)
+        model.reset_session(session, prepared)
+        assert outline(model) == outline(BranchTreeModel(session, filter_mode=mode, group_size=3)), path.name
+    qtmodeltester.check(model)
+
+
+def test_a_prepared_structure_continues_with_later_appends(qtmodeltester, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "chain.jsonl"
+    write_session(path, chain(5))
+    session = load_session(path)
+    stale = BranchTreeModel.prepare(session, "all")
+    model = BranchTreeModel(filter_mode="all", group_size=3)
+    model.reset_session(session, stale)  # rows not fetched yet
+    append_lines(session, chain(2, 5, "m004"))
+    model.append_entries(session.refresh().appended)
+    assert outline(model) == outline(BranchTreeModel(session, filter_mode="all", group_size=3))
+    assert model.index_for_entry("m006").data(Role.IS_LEAF)
+    # a structure made before the appends is not used for the session as it is now
+    model.reset_session(session, stale)
+    assert outline(model) == outline(BranchTreeModel(session, filter_mode="all", group_size=3))
     qtmodeltester.check(model)

@@ -193,7 +193,8 @@ def test_tooltip_caps_a_huge_first_message(model, summaries):
 def test_flags(model):
     flags = model.flags(model.index(0, 0))
     assert flags & Qt.ItemFlag.ItemIsSelectable and flags & Qt.ItemFlag.ItemNeverHasChildren
-    assert not flags & Qt.ItemFlag.ItemIsEditable
+    assert flags & Qt.ItemFlag.ItemIsEditable  # the title column edits the session name
+    assert not model.flags(model.index(0, 1)) & Qt.ItemFlag.ItemIsEditable
     assert model.flags(QModelIndex()) == Qt.ItemFlag.NoItemFlags
 
 
@@ -377,6 +378,74 @@ def test_sort_is_kept_after_updates(proxy, model, summaries):
     cheap = dataclasses.replace(summaries[0], totalTokens=0)
     model.update_summaries([cheap, *summaries[1:], huge])
     assert proxy.summary_at(proxy.rowCount() - 1) is cheap
+
+
+def test_live_updates_keep_selection_while_rows_move(qtbot, qtmodeltester, proxy, model, summaries):
+    from PySide6.QtWidgets import QTableView
+
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(proxy)
+    view.setSortingEnabled(True)
+    view.sortByColumn(SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
+    last = proxy.summary_at(proxy.rowCount() - 1)
+    view.selectRow(proxy.rowCount() - 1)
+    recorder = Recorder(proxy)
+    newer = dataclasses.replace(last, modified="2099-01-01T00:00:00+00:00", messageCount=99)
+    model.update_summaries([newer if s.path == last.path else s for s in summaries])
+    assert proxy.summary_at(0) is newer  # moved to the top: one layout change, no reset
+    assert ("reset",) not in recorder.events and ("layout",) in recorder.events
+    assert view.currentIndex().row() == 0 and proxy.summary_at(view.currentIndex().row()) is newer
+    qtmodeltester.check(proxy)
+
+
+def fork_family(summaries: list[SessionSummary]) -> list[SessionSummary]:
+    """Five sessions: a parent with a fork that has a fork, an unrelated one, a fork of a missing file."""
+    base = summaries[0]
+
+    def make(name: str, parent: str | None, modified: str) -> SessionSummary:
+        return dataclasses.replace(
+            base, path=f"/s/{name}.jsonl", parentSessionPath=parent, modified=modified, name=name
+        )
+
+    return [
+        make("grandchild", "/s/child.jsonl", "2026-01-05T00:00:00+00:00"),
+        make("parent", None, "2026-01-01T00:00:00+00:00"),
+        make("other", None, "2026-01-03T00:00:00+00:00"),
+        make("child", "/s/./parent.jsonl", "2026-01-04T00:00:00+00:00"),
+        make("orphan", "/gone/x.jsonl", "2026-01-02T00:00:00+00:00"),
+    ]
+
+
+def test_forks_can_be_threaded_under_their_parent(qtmodeltester, qtbot, summaries):
+    model = SessionListModel(fork_family(summaries))
+    proxy = SessionFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.sort(SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
+    names = lambda: [proxy.summary_at(r).name for r in range(proxy.rowCount())]  # noqa: E731
+    assert names() == ["grandchild", "child", "other", "orphan", "parent"]
+    model.set_threaded(True)
+    # threads ordered by their head, each session followed by its forks (newest first among siblings)
+    assert names() == ["other", "orphan", "parent", "child", "grandchild"]
+    assert [model.depth(model.row_of(f"/s/{n}.jsonl")) for n in names()] == [0, 0, 0, 1, 2]
+    titles = [proxy.index(r, SessionColumn.TITLE).data() for r in range(proxy.rowCount())]
+    assert titles[2] == "parent" and titles[3] == "\u21b3 child" and titles[4] == "\u2003\u21b3 grandchild"
+    proxy.sort(SessionColumn.MODIFIED, Qt.SortOrder.AscendingOrder)
+    assert names() == ["parent", "child", "grandchild", "orphan", "other"]  # parents still come first
+    qtmodeltester.check(proxy)
+    model.set_threaded(False)
+    assert names() == ["parent", "orphan", "other", "child", "grandchild"]
+    assert proxy.index(3, SessionColumn.TITLE).data() == "child"
+
+
+def test_a_cycle_of_parent_sessions_does_not_hang(qtbot, summaries):
+    base = summaries[0]
+    a = dataclasses.replace(base, path="/s/a.jsonl", parentSessionPath="/s/b.jsonl", name="a")
+    b = dataclasses.replace(base, path="/s/b.jsonl", parentSessionPath="/s/a.jsonl", name="b")
+    model = SessionListModel([a, b])
+    model.sort(SessionColumn.TITLE, Qt.SortOrder.AscendingOrder)
+    model.set_threaded(True)
+    assert sorted(s.name for s in model.summaries()) == ["a", "b"]
 
 
 def visible_paths(proxy) -> set[str]:

@@ -362,3 +362,31 @@ def test_dropping_files_and_folders(qtbot, window: MainWindow, sessions: Path, t
         assert drop(window, [QUrl.fromLocalFile(str(other))]) == (True, True)
     assert window.roots == [other]
     assert window.recent_paths[:2] == [str(other), str(sessions / LINEAR)]
+
+
+def test_the_theme_can_be_forced_and_follows_back_the_system(qtbot, sessions: Path, tmp_path: Path) -> None:
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    from core.render import stylesheet
+    from gui.theme import is_dark
+
+    window = make_window(qtbot, [sessions], tmp_path / "catalogue")
+    open_session(qtbot, window, sessions / LINEAR)
+    base = QGuiApplication.palette().color(QPalette.ColorRole.Base)
+    assert not is_dark() and window.theme_actions["system"].isChecked()
+    window.set_theme("dark")
+    try:
+        assert is_dark() and window.theme_actions["dark"].isChecked()
+        # the message view re-rendered with the dark colours (its default stylesheet is the dark one)
+        dark = stylesheet(True)  # palette changes reach widgets as posted events
+        qtbot.waitUntil(lambda: window.message_view.document().defaultStyleSheet() == dark, timeout=2000)
+        window.close()
+        again = make_window(qtbot, [sessions], tmp_path / "catalogue")  # remembered in the settings
+        assert again.theme_actions["dark"].isChecked() and is_dark()
+        again.set_theme("light")
+        assert not is_dark()
+        light = stylesheet(False)
+        qtbot.waitUntil(lambda: again.message_view.document().defaultStyleSheet() == light, timeout=2000)
+    finally:
+        window.set_theme("system")
+    assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == base and not is_dark()
