@@ -1,0 +1,580 @@
+"""Safe editing from the window: labels, names, undo/redo, fork, clone, trash, copy and reveal.
+
+Every write goes through core (``core.edits`` for labels and names, ``core.writer`` for new files,
+``core.trash`` for the trash); this module only asks and shows. Label and name edits on the open session
+run on the GUI thread, because they append through the window's own ``Session`` (whose checksum of every
+byte read is what lets core refuse a file that changed underneath) and the window refreshes that object
+on the GUI thread too. Fork and clone read their own copy of the file in a worker.
+
+Undo and redo wrap the core command objects: undoing appends the entry that restores the previous value;
+nothing is ever removed from a file. A command whose undo or redo cannot be written (the file changed or
+vanished) is shown as an error and dropped from the stack.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QObject, QProcess, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+
+if TYPE_CHECKING:
+    from core.edits import SetLabel, SetName
+    from core.entry import Entry
+    from core.session import Session
+    from core.summary import SessionSummary
+    from gui.main_window import MainWindow
+
+__all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
+
+_TITLE_WIDTH = 60  # characters of a session title quoted in a confirmation
+
+
+def reveal_in_file_manager(path: str) -> None:
+    """Show ``path`` selected in the system file manager (its folder where selecting is not possible)."""
+    if sys.platform == "darwin" and QProcess.startDetached("open", ["-R", path]):
+        return
+    if sys.platform == "win32" and QProcess.startDetached("explorer", [f"/select,{os.path.normpath(path)}"]):
+        return
+    if sys.platform.startswith("linux") and _show_items_over_dbus(path):
+        return
+    QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
+
+
+def _show_items_over_dbus(path: str) -> bool:
+    """Ask the freedesktop file manager (Nautilus, Dolphin, Nemo, ...) to select ``path``."""
+    try:
+        from PySide6.QtDBus import QDBusConnection, QDBusInterface
+    except ImportError:
+        return False
+    bus = QDBusConnection.sessionBus()
+    if not bus.isConnected():
+        return False
+    manager = QDBusInterface(
+        "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1", bus
+    )
+    if not manager.isValid():
+        return False
+    reply = manager.call("ShowItems", [QUrl.fromLocalFile(path).toString()], "")
+    return not reply.errorName()
+
+
+def _title_of(summary: SessionSummary | None, path: str) -> str:
+    """How a confirmation names a session: its name or first message, quoted, else its file name."""
+    from gui.models.session_list_model import one_line
+
+    name = os.path.basename(path)
+    title = one_line(summary.title) if summary is not None else ""
+    if not title or title == "(no messages)":
+        return name
+    if len(title) > _TITLE_WIDTH:
+        title = title[: _TITLE_WIDTH - 1] + "…"
+    return f"“{title}”"
+
+
+class EditCommand(QUndoCommand):
+    """A label or name edit on the undo stack. The edit was already written when it is pushed.
+
+    ``undo`` applies the core edit's inverse (appending the restoring entry), ``redo`` the edit again.
+    """
+
+    def __init__(self, controller: EditingController, edit: SetLabel | SetName) -> None:
+        super().__init__(edit.description)
+        self._controller = controller
+        self.edit = edit
+        self._written = True  # QUndoStack.push calls redo(): the first one must not write again
+
+    def redo(self) -> None:
+        if self._written:
+            self._written = False
+            return
+        if not self._controller.apply_edit(self.edit, deferred_errors=True):
+            self.setObsolete(True)  # Qt drops an obsolete command from the stack after redo()
+
+    def undo(self) -> None:
+        if not self._controller.apply_edit(self.edit.inverse(), deferred_errors=True):
+            self.setObsolete(True)
+
+
+class EditingController(QObject):
+    """The window's editing actions, menus, context-menu entries and undo stack."""
+
+    edit_applied = Signal(object)  # the core edit (SetLabel/SetName) after its entry was appended
+    edit_failed = Signal(str)  # the sentence shown to the user
+    session_created = Signal(str)  # the path of a new session (fork, clone), opened at once
+    sessions_trashed = Signal(list)  # paths now in the trash
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.undo_stack = QUndoStack(self)
+        window.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # Typing in the list must not start a rename (QTableView edits on any key by default); F2 renames.
+        window.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
+        window.tree.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        window.tree_model.label_edit_requested.connect(self.set_label)
+        window.list_model.rename_requested.connect(self.rename)
+        self._make_actions()
+        window.list_context_contributors.append(self._fill_list_menu)
+        window.tree_context_contributors.append(self._fill_tree_menu)
+        window.table.selectionModel().selectionChanged.connect(self.update_actions)
+        window.tree.selectionModel().currentChanged.connect(self.update_actions)
+        window.session_loaded.connect(self.update_actions)
+        self.update_actions()
+
+    # ------------------------------------------------------------------ actions
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], None],
+        shortcut: str | QKeySequence.StandardKey | None = None,
+        tip: str = "",
+    ) -> QAction:
+        action = QAction(text, self.window)
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            action.setShortcut(QKeySequence(shortcut))
+        elif shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.window.addAction(action)  # shortcuts work without the menu bar
+        return action
+
+    def _make_actions(self) -> None:
+        window = self.window
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence("Ctrl+Shift+Z"))
+        window.addAction(self.undo_action)
+        window.addAction(self.redo_action)
+        self.label_action = self._action(
+            "&Label Entry…",
+            self.label_dialog,
+            "Ctrl+Shift+L",
+            "Set, change or clear the selected entry's label",
+        )
+        self.rename_action = self._action(
+            "Re&name Session…", self.rename_dialog, "F2", "Set, change or clear the session's name"
+        )
+        # F2 renames only while the list has focus; in the tree it edits the label in place.
+        self.rename_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        window.removeAction(self.rename_action)
+        window.table.addAction(self.rename_action)
+        self.copy_id_action = self._action("Copy Entry &ID", self.copy_entry_id, "Ctrl+Shift+C")
+        self.copy_markdown_action = self._action(
+            "Copy Message as &Markdown",
+            self.copy_markdown,
+            "Ctrl+Alt+C",
+            "Copy the selected entry as Markdown",
+        )
+        self.fork_action = self._action(
+            "&Fork from Entry",
+            self.fork_from_entry,
+            "Ctrl+Shift+K",
+            "A new session holding the path from the root to the selected entry",
+        )
+        self.clone_action = self._action(
+            "&Clone Session", self.clone_session, tip="A copy of the whole session with a new id"
+        )
+        self.clone_into_action = self._action(
+            "Clone into &Project Folder…",
+            self.clone_into_project,
+            tip="A copy of the session for another project folder (new working directory)",
+        )
+        self.trash_action = self._action(
+            "Move to &Trash", self.trash_selected, "Delete", "Move the selected sessions to the trash"
+        )
+        # Delete acts on the list only: in the filter box it deletes text, in the tree nothing.
+        self.trash_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        window.removeAction(self.trash_action)
+        window.table.addAction(self.trash_action)
+        self.reveal_action = self._action("Reveal in File &Manager", self.reveal)
+
+        edit = window.edit_menu
+        for action in (self.undo_action, self.redo_action, None, self.label_action, self.rename_action):
+            edit.addSeparator() if action is None else edit.addAction(action)
+        edit.addSeparator()
+        edit.addAction(self.copy_id_action)
+        edit.addAction(self.copy_markdown_action)
+        session = window.session_menu
+        for action in (self.fork_action, self.clone_action, self.clone_into_action, None):
+            session.addSeparator() if action is None else session.addAction(action)
+        session.addAction(self.reveal_action)
+        session.addSeparator()
+        session.addAction(self.trash_action)
+
+        self.toolbar = window.addToolBar("Edit")
+        self.toolbar.setObjectName("edit_toolbar")  # saveState needs a name
+        for action in (self.undo_action, self.redo_action, self.label_action, self.fork_action):
+            self.toolbar.addAction(action)
+
+    def update_actions(self, *_args: Any) -> None:
+        """Enable the actions that apply to the current selection."""
+        has_entry = self.current_entry() is not None
+        has_sessions = bool(self.selected_paths())
+        self.label_action.setEnabled(has_entry)
+        self.copy_id_action.setEnabled(has_entry)
+        self.copy_markdown_action.setEnabled(has_entry)
+        self.fork_action.setEnabled(has_entry)
+        target = self._target_path()
+        self.rename_action.setEnabled(target is not None)
+        self.clone_action.setEnabled(target is not None)
+        self.clone_into_action.setEnabled(target is not None)
+        self.reveal_action.setEnabled(target is not None)
+        self.trash_action.setEnabled(has_sessions)
+
+    def _fill_list_menu(self, menu: QMenu, index: QModelIndex) -> None:
+        if not index.isValid():
+            return
+        menu.addAction(self.rename_action)
+        menu.addAction(self.clone_action)
+        menu.addAction(self.clone_into_action)
+        menu.addAction(self.reveal_action)
+        menu.addSeparator()
+        menu.addAction(self.trash_action)
+
+    def _fill_tree_menu(self, menu: QMenu, index: QModelIndex) -> None:
+        entry = self.window.tree_model.entry_for_index(index)
+        if entry is None:
+            return
+        menu.addAction(self.label_action)
+        if self.window.session is not None and self.window.session.label_for(entry.id):
+            clear = menu.addAction("C&lear Label")
+            clear.triggered.connect(lambda _checked=False, eid=entry.id: self.set_label(eid, ""))
+        menu.addSeparator()
+        menu.addAction(self.copy_id_action)
+        menu.addAction(self.copy_markdown_action)
+        menu.addSeparator()
+        menu.addAction(self.fork_action)
+
+    # ------------------------------------------------------------------ what the actions act on
+    def current_entry(self) -> Entry | None:
+        """The entry selected in the branch tree."""
+        if self.window.session is None:
+            return None
+        return self.window.tree_model.entry_for_index(self.window.tree.currentIndex())
+
+    def selected_paths(self) -> list[str]:
+        """The sessions selected in the list, in view order (absolute paths)."""
+        proxy = self.window.proxy
+        rows = sorted(index.row() for index in self.window.table.selectionModel().selectedRows())
+        paths = []
+        for row in rows:
+            summary = proxy.summary_at(row)
+            if summary is not None:
+                paths.append(os.path.abspath(summary.path))
+        return paths
+
+    def _target_path(self) -> str | None:
+        """The one session that rename, clone and reveal act on: the current list row, else the open one."""
+        current = self.window.table.currentIndex()
+        summary = self.window.proxy.summary_at(current.row()) if current.isValid() else None
+        if summary is not None:
+            return os.path.abspath(summary.path)
+        session = self.window.session
+        return session.path if session is not None else None
+
+    def _summary_for(self, path: str) -> SessionSummary | None:
+        model = self.window.list_model
+        for summary in model.summaries():
+            if os.path.abspath(summary.path) == path:
+                return summary
+        return None
+
+    # ------------------------------------------------------------------ labels and names
+    def set_label(self, entry_id: str, text: str) -> bool:
+        """Give an entry of the open session the label ``text`` ("" clears it), as an undoable edit."""
+        from core.edits import label_edit
+        from core.errors import PrimeSessionsError
+
+        session = self.window.session
+        if session is None:
+            return False
+        try:
+            edit = label_edit(session, entry_id, text)
+        except PrimeSessionsError as err:
+            self._report(str(err))
+            return False
+        return edit is None or self._do(edit)
+
+    def rename(self, path: str, name: str) -> bool:
+        """Name the session at ``path`` (``""`` clears the name), as an undoable edit."""
+        from core.edits import name_edit
+        from core.errors import PrimeSessionsError
+
+        path = os.path.abspath(path)
+        try:
+            edit = name_edit(self._session_for(path), name)
+        except PrimeSessionsError as err:
+            self._report(str(err))
+            return False
+        return edit is None or self._do(edit)
+
+    def _do(self, edit: SetLabel | SetName) -> bool:
+        if not self.apply_edit(edit):
+            return False
+        self.undo_stack.push(EditCommand(self, edit))
+        return True
+
+    def apply_edit(self, edit: SetLabel | SetName, *, deferred_errors: bool = False) -> bool:
+        """Write one edit through core and show its result; False (after telling the user) when refused.
+
+        Entries that core read while appending (the agent's, and ours) are handed to the tree model, since
+        the window's file watcher will find nothing new afterwards. A file that changed underneath in a
+        way that is not an append is reloaded.
+        """
+        from core.edits import SetName
+        from core.errors import PrimeSessionsError, SessionChangedError
+
+        window = self.window
+        try:
+            session = self._session_for(edit.path)
+        except PrimeSessionsError as err:
+            self._report(str(err), deferred_errors)
+            return False
+        is_open = session is window.session
+        before = len(session.entries)
+        ok = False
+        try:
+            edit.apply(session)
+            ok = True
+        except SessionChangedError as err:
+            self._report(str(err), deferred_errors)
+            if is_open:
+                entry = self.current_entry()
+                window.open_session(session.path, entry_id=entry.id if entry else None, reload=True)
+            return False
+        except PrimeSessionsError as err:
+            self._report(str(err), deferred_errors)
+        finally:
+            if is_open and len(session.entries) > before:
+                window.tree_model.append_entries(session.entries[before:])
+        if not ok:
+            return False
+        if isinstance(edit, SetName):
+            self._show_name(edit.path, edit.new)
+        window.schedule_live_refresh()  # the list row: name, message count, modified time
+        window.statusBar().showMessage(edit.description, 5000)
+        self.edit_applied.emit(edit)
+        return True
+
+    def _session_for(self, path: str) -> Session:
+        """The window's session when it is the file at ``path``, else a fresh (checksummed) load."""
+        from core.session import load_session
+
+        session = self.window.session
+        if session is not None and session.path == path:
+            return session
+        return load_session(path)
+
+    def _show_name(self, path: str, name: str) -> None:
+        """Show a new name in the list at once (the catalogue refresh that follows confirms it)."""
+        summary = self._summary_for(path)
+        if summary is not None:
+            renamed = dataclasses.replace(summary, name=name or None)
+            self.window.list_model.update_summaries(
+                renamed if s is summary else s for s in self.window.list_model.summaries()
+            )
+        session = self.window.session
+        if session is not None and session.path == path:
+            self.window.setWindowTitle(f"{name or os.path.basename(path)} — Prime Sessions")
+
+    def label_dialog(self) -> None:
+        """Ask for the selected entry's label in a small dialog (empty clears it)."""
+        entry = self.current_entry()
+        session = self.window.session
+        if entry is None or session is None:
+            return
+        current = session.label_for(entry.id) or ""
+        text, ok = QInputDialog.getText(
+            self.window,
+            "Label Entry",
+            f"Label for entry {entry.id} (empty clears it):",
+            QLineEdit.EchoMode.Normal,
+            current,
+        )
+        if ok:
+            self.set_label(entry.id, text)
+
+    def rename_dialog(self) -> None:
+        """Ask for the session's name in a small dialog (empty clears it)."""
+        path = self._target_path()
+        if path is None:
+            return
+        summary = self._summary_for(path)
+        session = self.window.session
+        if summary is not None:
+            current = summary.name or ""
+        elif session is not None and session.path == path:
+            current = session.name or ""
+        else:
+            current = ""
+        text, ok = QInputDialog.getText(
+            self.window,
+            "Rename Session",
+            "Session name (empty clears it):",
+            QLineEdit.EchoMode.Normal,
+            current,
+        )
+        if ok:
+            self.rename(path, text)
+
+    # ------------------------------------------------------------------ new files
+    def fork_from_entry(self) -> None:
+        """Write a new session holding the path to the selected entry, then open it at that entry."""
+        entry = self.current_entry()
+        session = self.window.session
+        if entry is None or session is None:
+            return
+        path, at = session.path, entry.id
+
+        def work() -> str:
+            from core.session import load_session
+            from core.writer import fork_session
+
+            return str(fork_session(load_session(path), at))
+
+        self._write_new("Forking", work, at)
+
+    def clone_session(self) -> None:
+        """Write a copy of the session (new id, ``parentSession`` set) beside it, then open it."""
+        path = self._target_path()
+        if path is not None:
+            self._clone(path, None)
+
+    def clone_into_project(self) -> None:
+        """Ask for another project folder and write a copy of the session for it (a new cwd)."""
+        path = self._target_path()
+        if path is None:
+            return
+        summary = self._summary_for(path)
+        start = summary.cwd if summary is not None and os.path.isdir(summary.cwd) else os.path.expanduser("~")
+        folder = QFileDialog.getExistingDirectory(self.window, "Clone into Project Folder", start)
+        if folder:
+            self._clone(path, os.path.abspath(folder))
+
+    def _clone(self, path: str, cwd: str | None) -> None:
+        def work() -> str:
+            from core.session import load_session
+            from core.writer import clone_session
+
+            return str(clone_session(load_session(path), cwd=cwd))
+
+        self._write_new("Cloning", work, None)
+
+    def _write_new(self, doing: str, work: Callable[[], str], entry_id: str | None) -> None:
+        window = self.window
+        window.statusBar().showMessage(f"{doing}…")
+
+        def written(new_path: str) -> None:
+            window.statusBar().showMessage(f"Wrote {new_path}", 5000)
+            window.open_session(new_path, entry_id=entry_id)
+            window.schedule_live_refresh()
+            self.session_created.emit(new_path)
+
+        def failed(message: str) -> None:
+            self._report(_sentence(message))
+
+        window.runner.start("edit-new-file", work, written, failed)
+
+    # ------------------------------------------------------------------ trash
+    def trash_selected(self) -> None:
+        """Move the selected sessions to the trash after a confirmation that names them."""
+        from core.trash import trash_sessions
+
+        paths = self.selected_paths()
+        if not paths:
+            return
+        titles = [_title_of(self._summary_for(p), p) for p in paths]
+        if len(paths) == 1:
+            question = f"Move the session {titles[0]} to the trash?"
+        else:
+            shown = "\n".join(f"• {t}" for t in titles[:10])
+            more = f"\n… and {len(paths) - 10} more" if len(paths) > 10 else ""
+            question = f"Move these {len(paths)} sessions to the trash?\n\n{shown}{more}"
+        answer = QMessageBox.question(
+            self.window,
+            "Move to Trash",
+            question + "\n\nThey can be restored from the system trash.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        results = trash_sessions(paths)
+        gone = {r.path for r in results if r.ok}
+        if gone:
+            model = self.window.list_model
+            model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+            self.window.schedule_live_refresh()
+            count = len(gone)
+            self.window.statusBar().showMessage(
+                f"Moved {count} {'session' if count == 1 else 'sessions'} to the trash", 5000
+            )
+            self.sessions_trashed.emit(sorted(gone))
+        errors = [r.error for r in results if r.error]
+        if errors:
+            self._report(" ".join(errors))
+
+    # ------------------------------------------------------------------ copy and reveal
+    def copy_entry_id(self) -> None:
+        """Put the selected entry's id on the clipboard."""
+        entry = self.current_entry()
+        if entry is not None:
+            QGuiApplication.clipboard().setText(entry.id)
+            self.window.statusBar().showMessage(f"Copied {entry.id}", 3000)
+
+    def copy_markdown(self) -> None:
+        """Put the selected entry, rendered as Markdown (as a full export shows it), on the clipboard."""
+        from core.errors import PrimeSessionsError
+        from core.export_markdown import entry_to_markdown
+
+        entry = self.current_entry()
+        session = self.window.session
+        if entry is None or session is None:
+            return
+        try:
+            text = entry_to_markdown(session, entry.id)
+        except PrimeSessionsError as err:
+            self._report(str(err))
+            return
+        QGuiApplication.clipboard().setText(text)
+        self.window.statusBar().showMessage("Copied the message as Markdown", 3000)
+
+    def reveal(self) -> None:
+        """Show the session file in the system file manager."""
+        path = self._target_path()
+        if path is None:
+            return
+        if not os.path.exists(path):
+            self._report(f"{path} was deleted or moved.")
+            return
+        reveal_in_file_manager(path)
+
+    # ------------------------------------------------------------------ errors
+    def _report(self, sentence: str, deferred: bool = False) -> None:
+        """Tell the user in one message box; the window keeps running."""
+        self.window.statusBar().showMessage(sentence, 10000)
+        self.edit_failed.emit(sentence)
+        if deferred:
+            # From inside QUndoStack.undo()/redo(): let the stack finish before a modal box spins the loop.
+            QTimer.singleShot(
+                0, self.window, lambda: QMessageBox.warning(self.window, "Prime Sessions", sentence)
+            )
+        else:
+            QMessageBox.warning(self.window, "Prime Sessions", sentence)
+
+
+def _sentence(message: str) -> str:
+    """The sentence of a worker failure (``"SessionWriteError: The disk..."`` -> ``"The disk..."``)."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and head.isidentifier() and rest else message
