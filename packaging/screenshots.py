@@ -6,8 +6,7 @@ Starts the real window under an X server and saves one PNG per main view to ``OU
 * ``search.png``: a full-text search and its first hit opened;
 * ``context.png``: "What the model saw" (context mode) at the leaf of the compaction session;
 * ``branches.png``: the branches session with the tree in the ``all`` filter mode;
-* ``dark.png``: the first view in the dark colour scheme, only where the platform lets Qt 6.8+ switch it
-  (``QStyleHints.setColorScheme``; Xvfb without a desktop theme does not: the file is then not written).
+* ``dark.png``: the first view in the dark theme (View > Theme > Dark).
 
 Without ``DISPLAY`` (and without ``QT_QPA_PLATFORM``) the script runs itself again under
 ``xvfb-run -a -s "-screen 0 1400x900x24"`` with ``QT_QPA_PLATFORM=xcb``. That needs, on Debian/Ubuntu,
@@ -164,8 +163,7 @@ def _quantized(image: Any) -> Any:
 
 def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tuple, None]:
     """The steps: each ``yield`` waits for the window; each ``_save`` writes one screenshot."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtGui import QGuiApplication, QPalette
+    from PySide6.QtGui import QPalette
 
     def save(name: str) -> None:
         bar = window.statusBar()
@@ -232,21 +230,19 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
     yield Wait()
     save("branches.png")
 
-    # (5) the first view again, dark (Qt 6.8+; skipped where the platform keeps its scheme)
-    hints = QGuiApplication.styleHints()
-    if not hasattr(hints, "setColorScheme"):
-        print("screenshots: dark.png skipped (this Qt cannot set the colour scheme)")
-        return
+    # (5) the first view again, in the dark theme (View > Theme > Dark; "follow the system" does the same
+    # on a dark desktop, which Xvfb does not have)
     window.filter_mode.setCurrentText("default")
     yield Wait(window.session_loaded, select_session(LINEAR))
-    yield Wait(None, lambda: hints.setColorScheme(Qt.ColorScheme.Dark))
+    window.set_theme("dark")
     select_entry(LINEAR_EDIT_CALL)
     yield Wait()
     window_colour = window.palette().color(QPalette.ColorRole.Window)
-    if hints.colorScheme() != Qt.ColorScheme.Dark or window_colour.lightness() >= 128:
-        print("screenshots: dark.png skipped (the colour scheme did not switch to dark)")
+    if window_colour.lightness() >= 128:
+        print("screenshots: dark.png skipped (the dark theme did not apply)")
         return
     save("dark.png")
+    window.set_theme("system")  # not remembered: the settings folder is a temporary one
 
 
 def main(argv: list[str] | None = None) -> int:

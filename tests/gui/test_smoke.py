@@ -1,0 +1,146 @@
+"""``--smoke-test``: the window on the bundled demo (or a given path), private catalogue and settings, one
+sentence on failure; and the application icon."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication
+
+import gui.app
+from gui.app import ICON_SIZES, app_icon, main
+from tests.conftest import DEMO, REPO
+
+BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
+PREFIX = "prime-sessions: smoke test failed: "
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.iterdir())}
+
+
+def _files_under(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.exists() else []
+
+
+def _one_sentence(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(PREFIX), err
+    assert lines[0].endswith("."), err
+    return lines[0].removeprefix(PREFIX)
+
+
+def test_the_smoke_test_lists_the_demo_loads_a_session_and_renders_a_message(
+    qapp, capsys, _private_catalogue: Path, _private_settings: Path
+) -> None:
+    before = _digests(DEMO)
+    assert main(["--smoke-test"]) == 0
+    out, err = capsys.readouterr()
+    sessions = len(list(DEMO.glob("*.jsonl")))
+    assert out.startswith(f"Smoke test passed: {sessions} sessions listed, "), out
+    assert " loaded (" in out and out.rstrip().endswith("rendered."), out
+    assert err == ""
+    # Its own catalogue and settings: the ones the environment points at (the user's, outside tests) stay
+    # untouched, and so do the demo sessions.
+    assert _files_under(_private_catalogue) == []
+    assert _files_under(_private_settings) == []
+    assert _digests(DEMO) == before
+
+
+def test_the_smoke_test_opens_the_session_file_given(qapp, capsys, sessions: Path) -> None:
+    assert main([str(sessions / BRANCHED), "--smoke-test"]) == 0
+    out, _err = capsys.readouterr()
+    assert f"{len(list(sessions.glob('*.jsonl')))} sessions listed" in out
+    assert f"{BRANCHED!r} loaded (35 entries)" in out, out
+
+
+def test_a_folder_without_sessions_fails_in_one_sentence(qapp, capsys, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([str(empty), "--smoke-test"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert _one_sentence(err) == f"No sessions were found in {empty}."
+
+
+def test_a_session_without_messages_fails_in_one_sentence(qapp, capsys, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    header, first_entry = (DEMO / BRANCHED).read_bytes().splitlines()[:2]
+    assert b'"model_change"' in first_entry
+    target = folder / BRANCHED
+    target.write_bytes(header + b"\n" + first_entry + b"\n")
+    assert main([str(target), "--smoke-test"]) == 1
+    assert _one_sentence(capsys.readouterr().err) == f"{target} has no message to render."
+
+
+def test_missing_demo_sessions_fail_in_one_sentence(qapp, capsys, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(gui.app, "DEMO_DIR", tmp_path / "no-demo")
+    assert main(["--smoke-test"]) == 1
+    sentence = _one_sentence(capsys.readouterr().err)
+    assert sentence == f"The bundled demo sessions are missing from {tmp_path / 'no-demo'}."
+
+
+def test_a_window_that_cannot_be_built_fails_in_one_sentence(qapp, capsys, monkeypatch) -> None:
+    def broken(**_kwargs: object) -> None:
+        raise OSError("no display")
+
+    monkeypatch.setattr(gui.app, "MainWindow", broken)
+    assert main(["--smoke-test"]) == 1
+    assert _one_sentence(capsys.readouterr().err) == "The window could not be built (OSError: no display)."
+
+
+def test_a_window_that_does_not_finish_in_time_fails_in_one_sentence(qapp, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(gui.app, "_SMOKE_TIMEOUT_MSECS", 1)  # expires before the list is read
+    assert main(["--smoke-test"]) == 1
+    assert _one_sentence(capsys.readouterr().err) == "The window did not finish within 0.001 seconds."
+
+
+def test_the_smoke_test_process_writes_nothing_of_the_users(tmp_path: Path) -> None:
+    # A real process with no catalogue override: the default (user cache) location must not be used.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PRIME_", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONPATH=str(REPO),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "gui.launcher", "--smoke-test"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Smoke test passed:"), done.stdout
+    assert "Traceback" not in done.stderr
+    assert _files_under(home) == []
+
+
+@pytest.mark.parametrize("size", ICON_SIZES)
+def test_the_application_icon_has_every_size(qapp, size: int) -> None:
+    icon = app_icon()
+    assert not icon.isNull()
+    assert QSize(size, size) in icon.availableSizes()
+    image = icon.pixmap(size, size).toImage()
+    assert image.width() == size
+    assert image.pixelColor(size // 2, size // 2).alpha() == 255  # the badge, not a transparent hole
+
+
+def test_main_sets_the_window_icon(qapp, capsys) -> None:
+    QGuiApplication.setWindowIcon(gui.app.QIcon())
+    assert main(["--smoke-test"]) == 0
+    assert set(QGuiApplication.windowIcon().availableSizes()) == {QSize(s, s) for s in ICON_SIZES}
