@@ -334,9 +334,11 @@ class MainWindow(QMainWindow):
     def _install_extensions(self) -> None:
         """Feature modules add their actions, menus and context-menu entries to this window here."""
         # One line per feature module; each keeps a reference to the window and what it needs.
+        from gui.diff_view import DiffController
         from gui.editing import EditingController
 
         self.editing = EditingController(self)
+        self.diff_controller = DiffController(self)
 
     def _make_theme_menu(self, menu: QMenu) -> dict[str, QAction]:
         group = QActionGroup(self)
