@@ -321,9 +321,16 @@ class BranchTreeModel(QAbstractItemModel):
         return 1
 
     def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
-        if parent.isValid() and parent.column() != 0:
+        # Called for every row of every relayout: the common cases first, with as few calls as possible.
+        if not parent.isValid():
+            return self._display_count(self._root) > 0
+        if parent.column() != 0:
             return False
-        return self._display_count(self._node(parent)) > 0
+        node = parent.internalPointer()
+        if node.children or node.start >= 0:
+            return True  # rows already fetched, or a group (never empty)
+        rows = node.rows
+        return bool(rows) if rows is not None else self._display_count(node) > 0
 
     def canFetchMore(self, parent: ModelIndex) -> bool:
         if parent.isValid() and parent.column() != 0:

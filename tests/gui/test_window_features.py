@@ -390,3 +390,17 @@ def test_the_theme_can_be_forced_and_follows_back_the_system(qtbot, sessions: Pa
     finally:
         window.set_theme("system")
     assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == base and not is_dark()
+
+
+def test_no_two_window_actions_share_a_shortcut(window: MainWindow) -> None:
+    """The feature modules (editing, export, diff) add actions; a shared shortcut would do nothing in Qt."""
+    from PySide6.QtGui import QAction
+
+    owners: dict[str, list[str]] = {}
+    for action in window.findChildren(QAction):
+        for sequence in action.shortcuts():
+            if not sequence.isEmpty() and action.shortcutContext() != Qt.ShortcutContext.WidgetShortcut:
+                owners.setdefault(sequence.toString(), []).append(action.text())
+    assert owners, "the window has no shortcuts at all"
+    shared = {key: texts for key, texts in owners.items() if len(texts) > 1}
+    assert not shared, f"shortcuts used by more than one action: {shared}"
