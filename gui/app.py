@@ -9,6 +9,7 @@ Exit code 0 and one line on stdout when all of that worked; 1 and one sentence o
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -50,9 +51,24 @@ def app_icon() -> QIcon:
     return icon
 
 
+def _no_display() -> bool:
+    """On Linux and other X11/Wayland systems: no display server to talk to, and no platform chosen."""
+    if sys.platform in ("win32", "darwin"):
+        return False
+    return not any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app; returns the process exit code."""
     args_in = sys.argv[1:] if argv is None else list(argv)
+    if QApplication.instance() is None and _no_display() and "--smoke-test" not in args_in:
+        # Qt would abort with a core dump ("could not connect to display"); say it in one sentence.
+        print(
+            f"{_PROG}: there is no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is "
+            f"set); start it from a desktop session, or use a command such as `{_PROG} list`.",
+            file=sys.stderr,
+        )
+        return 1
     QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationName(APPLICATION)
     QGuiApplication.setDesktopFileName(APPLICATION)  # Wayland finds the icon through prime-sessions.desktop

@@ -144,3 +144,18 @@ def test_main_sets_the_window_icon(qapp, capsys) -> None:
     QGuiApplication.setWindowIcon(gui.app.QIcon())
     assert main(["--smoke-test"]) == 0
     assert set(QGuiApplication.windowIcon().availableSizes()) == {QSize(s, s) for s in ICON_SIZES}
+
+
+def test_without_a_display_the_window_says_so_in_one_sentence(tmp_path) -> None:
+    """No DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM: one sentence and exit 1 instead of Qt's abort."""
+    from tests.conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["HOME"] = str(tmp_path)
+    code = "import sys; from gui.launcher import main; sys.exit(main(['resources/demo']))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no display to open the window on" in lines[0], proc.stderr
