@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 import core.cli
+import core.export_cli
 
 __all__ = ["main", "wants_window"]
 
@@ -43,7 +44,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gui.app import main as app_main
 
         return app_main(args)
+    core.export_cli.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
     return core.cli.main(args)
+
+
+def _pdf_writer(markdown: str, title: str) -> bytes:
+    """``gui.pdf_export.markdown_to_pdf``, imported only when a PDF is asked for (Qt loads slowly)."""
+    try:
+        from gui.pdf_export import markdown_to_pdf
+    except ImportError as err:
+        from core.errors import InvalidRequestError
+
+        raise InvalidRequestError(f"PDF export needs the Qt libraries, which cannot load ({err}).") from err
+    return markdown_to_pdf(markdown, title)
 
 
 if __name__ == "__main__":

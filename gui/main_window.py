@@ -336,9 +336,11 @@ class MainWindow(QMainWindow):
         # One line per feature module; each keeps a reference to the window and what it needs.
         from gui.diff_view import DiffController
         from gui.editing import EditingController
+        from gui.export_dialog import ExportController
 
         self.editing = EditingController(self)
         self.diff_controller = DiffController(self)
+        self.export_controller = ExportController(self)
 
     def _make_theme_menu(self, menu: QMenu) -> dict[str, QAction]:
         group = QActionGroup(self)

@@ -1,0 +1,346 @@
+"""Finding credentials in exported text and replacing them with ``[REDACTED:kind]`` markers.
+
+Detection uses Yelp's ``detect-secrets`` plugins (maintained, with the patterns of many services):
+cloud keys (AWS, Azure), GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, npm, PyPI and Square
+tokens, JSON Web Tokens, OpenAI's legacy keys, private key blocks, passwords in URLs and assignments
+to names like ``SECRET``/``TOKEN``/``PASSWORD``. Only the
+plugins' pattern matching is used (``analyze_string``), never their ``verify`` step, which would send
+the secret to the service. Added here: the model-provider keys the library lacks (Anthropic, OpenAI
+project keys, Google, Hugging Face, OpenRouter, Groq, xAI...), GitHub fine-grained tokens, whole
+``-----BEGIN ... PRIVATE KEY-----`` blocks (the library only flags the first line), an entropy
+threshold on keyword assignments (so ``token = getToken()`` stays), and literal strings the user adds.
+
+A :class:`Redactor` counts what it replaced by kind, so the dialog and the CLI can show the counts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["MARKER", "Redactor", "marker"]
+
+MARKER = "[REDACTED:{kind}]"
+LITERAL = "literal"
+
+# Keys the library lacks, mostly model providers. Prefixes are specific enough that a match is a key.
+# Patterns start with a literal prefix and no ``\b``, which keeps the regex engine's fast prefix scan;
+# the word boundary before a match is checked in code (:func:`_at_word_start`).
+_EXTRA_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("anthropic-key", r"sk-ant-(?:api|admin|oat|sid)?[0-9]{0,2}-?[A-Za-z0-9_\-]{20,}"),
+    ("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{32,}"),
+    ("openai-key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
+    ("openai-key", r"sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_\-])"),
+    ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
+    ("groq-key", r"gsk_[A-Za-z0-9]{40,}"),
+    ("xai-key", r"xai-[A-Za-z0-9]{40,}"),
+    ("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
+    ("replicate-token", r"r8_[A-Za-z0-9]{30,}"),
+    ("github-token", r"github_pat_[A-Za-z0-9_]{22,}"),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+)
+# Names the library's keyword list lacks (it has password, secret, api_key... but not token).
+_TOKEN_ASSIGNMENT = re.compile(
+    r"(?i)[A-Za-z0-9_\-]*(?:token|credential|auth)[A-Za-z0-9_\-]*[\"'\]]{0,2}\s*(?:=|:=|:|=>)\s*"
+    r"[\"'`]?([A-Za-z0-9_\-+/=.~]{8,})"
+)
+# A keyword soon followed by an assignment, in lower-cased text: only lines with one are handed to
+# the keyword patterns, which backtrack heavily and would otherwise dominate the time spent.
+_ASSIGNMENT_HINT = re.compile(
+    r"(?:key|pass|pwd|secret|contras|token|credential|auth)[a-z0-9_\-\]'\"]{0,40}\s*(?:[:=!]|=>)"
+)
+
+# detect-secrets plugins -> marker kind (see _detectors). Left out: Discord, Telegram, Mailchimp and
+# Artifactory, whose patterns start without a fixed prefix, so the regex engine cannot skip ahead; the
+# four of them tripled the scan time (0.45 of 0.61 s per 2 MB) for services outside what an export must
+# catch.
+_PEM_BLOCK = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.DOTALL
+)
+_PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: [0-9a-fA-F]+|\Z)", re.DOTALL)
+# Characters a token may continue with past what a pattern matched (JWT patterns stop early).
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
+_JWT_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=]*")
+# An assigned value that is a name or a member access (process.env.API_KEY, os.environ["X"], $TOKEN,
+# config.token(), ${SECRET}) is code, not a secret.
+_CODE_REFERENCE = re.compile(
+    r"[$]\{?\w+\}?[;,]?"  # $TOKEN, ${TOKEN}
+    r"|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[\"'][\w$-]+[\"']\])+(?:\(\))?[;,]?"  # a.b.c, os.environ["X"]
+    r"|[A-Za-z_$][\w$]*\(\)[;,]?"  # getToken()
+)
+_FILE_NAME = re.compile(r"[\w./\\-]*\.[A-Za-z][A-Za-z0-9]{0,4}")  # src/app.ts, test_0007.sql
+_MIN_ENTROPY = 3.0  # bits per character; "getToken()" ~2.9, a random 16-character key ~3.8
+_MIN_ASSIGNED = 8  # characters
+_MIN_SCANNED = 8  # strings shorter than this cannot hold any credential the patterns know
+# Kinds whose patterns may end before the token does (see _TOKEN_TAIL).
+_OPEN_ENDED = frozenset({"slack-token", "jwt", "gitlab-token", "npm-token", "pypi-token"})
+# When two findings cover the same text, the more specific kind wins.
+_PRIORITY = {LITERAL: 0, "private-key": 1, "secret-assignment": 9, "url-password": 8}
+
+
+def marker(kind: str) -> str:
+    """The text that replaces a secret of this kind, e.g. ``[REDACTED:github-token]``."""
+    return MARKER.format(kind=kind)
+
+
+@lru_cache(maxsize=1)
+def _detectors() -> tuple[list[tuple[str, Any]], list[tuple[str, re.Pattern[str]]], Any, list[dict]]:
+    """The detect-secrets plugins, our extra patterns, and the keyword detector with its regexes.
+
+    Imported on first use: detect-secrets pulls in ``requests``, which an export without redaction
+    (and the rest of the CLI) should not pay for.
+    """
+    # Imported by name (not in a loop over names), so PyInstaller sees every plugin the app needs.
+    from detect_secrets.plugins import (
+        aws,
+        azure_storage_key,
+        basic_auth,
+        github_token,
+        gitlab_token,
+        jwt,
+        keyword,
+        npm,
+        openai,
+        pypi_token,
+        sendgrid,
+        slack,
+        square_oauth,
+        stripe,
+        twilio,
+    )
+
+    plugins: list[tuple[str, Any]] = [
+        ("aws-key", aws.AWSKeyDetector()),
+        ("azure-key", azure_storage_key.AzureStorageKeyDetector()),
+        ("github-token", github_token.GitHubTokenDetector()),
+        ("gitlab-token", gitlab_token.GitLabTokenDetector()),
+        ("slack-token", slack.SlackDetector()),
+        ("stripe-key", stripe.StripeDetector()),
+        ("twilio-key", twilio.TwilioKeyDetector()),
+        ("sendgrid-key", sendgrid.SendGridDetector()),
+        ("npm-token", npm.NpmDetector()),
+        ("pypi-token", pypi_token.PypiTokenDetector()),
+        ("square-token", square_oauth.SquareOAuthDetector()),
+        ("openai-key", openai.OpenAIDetector()),
+        ("jwt", jwt.JwtTokenDetector()),
+        ("url-password", basic_auth.BasicAuthDetector()),
+    ]
+    extras = [(kind, re.compile(pattern)) for kind, pattern in _EXTRA_PATTERNS]
+    regex_maps = [keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, keyword.CONFIG_DENYLIST_REGEX_TO_GROUP]
+    return plugins, extras, keyword.KeywordDetector(), regex_maps
+
+
+def _at_word_start(text: str, start: int) -> bool:
+    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-")
+
+
+def _hinted_lines(text: str) -> list[str]:
+    """The lines of ``text`` where a keyword is assigned something (see ``_ASSIGNMENT_HINT``)."""
+    lower = text.lower()
+    starts: dict[int, None] = {}
+    for match in _ASSIGNMENT_HINT.finditer(lower):
+        starts[lower.rfind("\n", 0, match.start()) + 1] = None
+    lines = []
+    for start in starts:
+        end = text.find("\n", start)
+        lines.append(text[start : end if end != -1 else len(text)])
+    return lines
+
+
+def _looks_random(value: str) -> bool:
+    """Letters and digits mixed, and not a file name: generated secrets are, words and paths are not."""
+    has_digit = any(c.isdigit() for c in value)
+    has_letter = any(c.isalpha() for c in value)
+    return has_digit and has_letter and not _FILE_NAME.fullmatch(value)
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    length = len(value)
+    return -sum(n / length * math.log2(n / length) for n in counts.values())
+
+
+class Redactor:
+    """Replaces credentials and literal strings with markers, counting them by kind.
+
+    Attributes:
+        detect: run the credential detectors (False: only the literal strings are replaced).
+        literals: strings to replace wherever they occur, as kind ``literal``.
+        counts: kind -> how many occurrences were replaced so far.
+    """
+
+    def __init__(self, detect: bool = True, literals: Iterable[str] = ()) -> None:
+        self.detect = detect
+        # Longest first, so a literal that contains another is replaced whole.
+        self.literals = sorted({s for s in literals if s}, key=len, reverse=True)
+        self.counts: Counter[str] = Counter()
+
+    @property
+    def total(self) -> int:
+        """How many replacements were made, of every kind."""
+        return sum(self.counts.values())
+
+    def summary(self) -> str:
+        """The counts as one line: ``3 github-token, 1 private-key`` (``nothing found`` when none)."""
+        if not self.counts:
+            return "nothing found"
+        return ", ".join(
+            f"{n} {kind}" for kind, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+
+    def find(self, text: str, values: dict[str, str] | None = None) -> list[tuple[int, int, str]]:
+        """The spans to replace in ``text``: sorted, non-overlapping ``(start, end, kind)``.
+
+        Args:
+            text: any string.
+            values: secret value -> kind, found beforehand (see :meth:`value`); detected in ``text``
+                when None.
+        """
+        found: list[tuple[int, int, str]] = []
+        for literal in self.literals:
+            start = text.find(literal)
+            while start != -1:
+                found.append((start, start + len(literal), LITERAL))
+                start = text.find(literal, start + len(literal))
+        if values is None:
+            values = self._values(text) if self.detect and len(text) >= _MIN_SCANNED else {}
+        for value, kind in values.items():
+            tail = _JWT_TAIL if kind == "jwt" else _TOKEN_TAIL if kind in _OPEN_ENDED else None
+            start = text.find(value)
+            while start != -1:
+                end = start + len(value)
+                if tail is not None:
+                    end = tail.match(text, end).end()
+                found.append((start, end, kind))
+                start = text.find(value, end)
+        if not found:
+            return []
+        found.sort(key=lambda s: (s[0], -(s[1] - s[0]), _PRIORITY.get(s[2], 5)))
+        kept: list[tuple[int, int, str]] = []
+        end = -1
+        for span in found:
+            if span[0] >= end:
+                kept.append(span)
+                end = span[1]
+        return kept
+
+    def _values(self, text: str) -> dict[str, str]:
+        """Every secret found in ``text``: value -> kind (the first detector to find it names it)."""
+        plugins, extras, keyword_detector, regex_maps = _detectors()
+        values: dict[str, str] = {}
+        if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
+            for pattern in (_PEM_BLOCK, _PUTTY):
+                for match in pattern.finditer(text):
+                    values.setdefault(match.group(0), "private-key")
+        for kind, plugin in plugins:
+            for value in plugin.analyze_string(text):
+                if isinstance(value, str) and len(value) >= 6:
+                    values.setdefault(value, kind)
+        for kind, pattern in extras:
+            for match in pattern.finditer(text):
+                if _at_word_start(text, match.start()):
+                    values.setdefault(match.group(0), kind)
+        for line in _hinted_lines(text):
+            assigned = [m.group(1) for m in _TOKEN_ASSIGNMENT.finditer(line)]
+            for regex_map in regex_maps:
+                assigned.extend(keyword_detector.analyze_string(line, regex_map))
+            for value in assigned:
+                if (
+                    isinstance(value, str)
+                    and len(value) >= _MIN_ASSIGNED
+                    and not value.startswith("[REDACTED:")
+                    and _entropy(value) >= _MIN_ENTROPY
+                    and not _CODE_REFERENCE.fullmatch(value)
+                    and _looks_random(value)
+                ):
+                    values.setdefault(value, "secret-assignment")
+        return values
+
+    def text(self, text: str, values: dict[str, str] | None = None) -> str:
+        """``text`` with every finding replaced by its marker; the counts grow by what was replaced.
+
+        Args:
+            text: any string.
+            values: secrets found beforehand (value -> kind); detected in ``text`` when None.
+        """
+        if not text:
+            return text
+        spans = self.find(text, values)
+        if not spans:
+            return text
+        out = []
+        last = 0
+        for start, end, kind in spans:
+            out.append(text[last:start])
+            out.append(marker(kind))
+            self.counts[kind] += 1
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON value with every string redacted (image data and keys left alone).
+
+        Iterative, so a deeply nested value cannot exhaust the stack.
+        """
+        if isinstance(value, str):
+            return self.text(value)
+        if not isinstance(value, dict | list):
+            return value
+        # Detection runs once over all the strings joined by newlines: thirty-odd patterns called on
+        # each of a message's many small strings cost far more than one pass over their text.
+        strings = _strings(value)
+        joined = "\n".join(strings)
+        values = self._values(joined) if self.detect and len(joined) >= _MIN_SCANNED else {}
+        if not values and not any(literal in joined for literal in self.literals):
+            return value  # nothing to replace: the value itself, not a copy
+        root: list[Any] = [None]
+        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        while stack:
+            source, target, key = stack.pop()
+            if isinstance(source, str):
+                target[key] = self.text(source, values)
+            elif isinstance(source, dict):
+                copy: dict = {}
+                target[key] = copy
+                is_image = source.get("type") == "image"
+                for k, v in source.items():
+                    if is_image and k == "data":
+                        copy[k] = v
+                    elif isinstance(v, dict | list | str):
+                        copy[k] = None
+                        stack.append((v, copy, k))
+                    else:
+                        copy[k] = v
+            elif isinstance(source, list):
+                items: list = [None] * len(source)
+                target[key] = items
+                for i, v in enumerate(source):
+                    if isinstance(v, dict | list | str):
+                        stack.append((v, items, i))
+                    else:
+                        items[i] = v
+            else:
+                target[key] = source
+        return root[0]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a JSON value except image data, iteratively."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            is_image = item.get("type") == "image"
+            stack.extend(v for k, v in item.items() if not (is_image and k == "data"))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found

@@ -1,0 +1,440 @@
+"""The export dialog (Markdown, HTML, PDF) and the controller that puts it in the window's menus.
+
+What to export, what to include, images and redaction are chosen here; core renders
+(:func:`core.export.render_export`) and writes (:func:`core.export.save_export`) in a worker, reading its
+own copy of the session file so a live refresh of the window's session cannot interleave. While
+redaction is on, the dialog renders in a worker after every change and shows how many secrets of each
+kind would be replaced, before anything is written. An existing file is replaced only after the user
+said yes to a question that names it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.export_common import ExportOptions
+
+if TYPE_CHECKING:
+    from core.session import Session
+    from gui.main_window import MainWindow
+    from gui.workers import TaskRunner
+
+__all__ = ["ExportController", "ExportDialog", "ExportRequest"]
+
+_FORMATS = (("md", "Markdown (.md)"), ("html", "HTML page (.html)"), ("pdf", "PDF (.pdf)"))
+_IMAGES = (
+    ("embed", "Embedded in the file"),
+    ("beside", "As files in a folder beside it"),
+    ("omit", "Left out"),
+)
+_PREVIEW_DELAY_MS = 300  # typing a literal does not start a render per keystroke
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """Everything one export needs; made on the GUI thread, used in a worker.
+
+    Attributes:
+        path: the session file.
+        fmt: ``md``, ``html`` or ``pdf``.
+        options: what to include and redact.
+        leaf_id: the entry whose path is exported (None: the current leaf).
+        whole_tree: every branch instead of one path.
+        target: the file to write.
+        overwrite: the user confirmed replacing ``target``.
+    """
+
+    path: str
+    fmt: str
+    options: ExportOptions
+    leaf_id: str | None
+    whole_tree: bool
+    target: str
+    overwrite: bool = False
+
+
+def _pdf_writer(markdown: str, title: str) -> bytes:
+    # The worker thread lays out the PDF: QTextDocument and QPdfWriter are not GUI widgets, so this is
+    # allowed off the GUI thread.
+    from gui.pdf_export import markdown_to_pdf
+
+    return markdown_to_pdf(markdown, title)
+
+
+def run_export(request: ExportRequest) -> tuple[str, int, Counter[str]]:
+    """Render and write one export (in a worker); returns the target, files written and redaction counts."""
+    from core.export import render_export, save_export
+    from core.session import load_session
+
+    session = load_session(request.path, checksum=False)
+    rendered = render_export(
+        session,
+        request.fmt,
+        request.options,
+        leaf_id=request.leaf_id,
+        whole_tree=request.whole_tree,
+        target=request.target,
+        pdf_writer=_pdf_writer,
+    )
+    written = save_export(rendered, request.target, overwrite=request.overwrite)
+    return request.target, len(written), rendered.counts
+
+
+def preview_counts(request: ExportRequest) -> Counter[str]:
+    """The redaction counts the export would report, without writing anything (in a worker)."""
+    from core.export import render_export
+    from core.session import load_session
+
+    session = load_session(request.path, checksum=False)
+    # A PDF holds the Markdown's content, so the Markdown gives its counts without laying out pages.
+    fmt = "md" if request.fmt == "pdf" else request.fmt
+    rendered = render_export(
+        session,
+        fmt,
+        request.options,
+        leaf_id=request.leaf_id,
+        whole_tree=request.whole_tree,
+        target=request.target,
+    )
+    return rendered.counts
+
+
+def counts_text(counts: Counter[str]) -> str:
+    """``Found: 2 github-token, 1 private-key`` or ``Found: nothing to redact``."""
+    if not counts:
+        return "Found: nothing to redact"
+    parts = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return "Found: " + ", ".join(f"{n} {kind}" for kind, n in parts)
+
+
+def _sentence(message: str) -> str:
+    """The sentence of a worker failure (``"SessionWriteError: The disk..."`` -> ``"The disk..."``)."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and head.isidentifier() and rest else message
+
+
+class ExportDialog(QDialog):
+    """Choose what to export and how; previews redaction counts; exports in a worker.
+
+    Signals:
+        exported: the path written, after success.
+        failed: the sentence shown, after a failure.
+        preview_ready: the counts of the latest preview.
+    """
+
+    exported = Signal(str)
+    failed = Signal(str)
+    preview_ready = Signal(object)
+
+    def __init__(
+        self,
+        session: Session,
+        runner: TaskRunner,
+        selected_id: str | None = None,
+        parent: QWidget | None = None,
+        start_from_selected: bool = False,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export Session")
+        self.session_path = session.path
+        self.runner = runner
+        self.selected_id = selected_id
+        self.last_counts: Counter[str] | None = None
+        self._busy = False
+
+        self.leaf_radio = QRadioButton("Path to the current leaf")
+        self.selected_radio = QRadioButton("Path to the selected entry")
+        self.tree_radio = QRadioButton("Whole tree, every branch")
+        self.scope = QButtonGroup(self)
+        for button in (self.leaf_radio, self.selected_radio, self.tree_radio):
+            self.scope.addButton(button)
+        self.selected_radio.setEnabled(selected_id is not None)
+        (self.selected_radio if start_from_selected and selected_id else self.leaf_radio).setChecked(True)
+
+        self.format_combo = QComboBox()
+        for key, text in _FORMATS:
+            self.format_combo.addItem(text, key)
+        self.thinking_check = QCheckBox("Thinking")
+        self.tools_check = QCheckBox("Tool calls and results")
+        self.custom_check = QCheckBox("Extension entries")
+        self.bookkeeping_check = QCheckBox("Bookkeeping (model changes, labels, names)")
+        for check in (self.thinking_check, self.tools_check, self.custom_check, self.bookkeeping_check):
+            check.setChecked(True)
+        self.images_combo = QComboBox()
+        for key, text in _IMAGES:
+            self.images_combo.addItem(text, key)
+
+        self.redact_check = QCheckBox("Replace credentials with [REDACTED:kind] markers")
+        self.literals_edit = QPlainTextEdit()
+        self.literals_edit.setPlaceholderText(
+            "More text to redact, one per line (names, hosts, project codes)"
+        )
+        self.literals_edit.setFixedHeight(64)
+        self.preview_label = QLabel("")
+        self.preview_label.setWordWrap(True)
+
+        stem = Path(session.path).stem
+        self.target_edit = QLineEdit(str(Path.home() / f"{stem}.md"))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self.browse)
+
+        what = QGroupBox("What")
+        what_layout = QVBoxLayout(what)
+        for button in (self.leaf_radio, self.selected_radio, self.tree_radio):
+            what_layout.addWidget(button)
+        include = QGroupBox("Include")
+        include_layout = QVBoxLayout(include)
+        for check in (self.thinking_check, self.tools_check, self.custom_check, self.bookkeeping_check):
+            include_layout.addWidget(check)
+        redaction = QGroupBox("Redaction")
+        redaction_layout = QVBoxLayout(redaction)
+        redaction_layout.addWidget(self.redact_check)
+        redaction_layout.addWidget(self.literals_edit)
+        redaction_layout.addWidget(self.preview_label)
+        form = QFormLayout()
+        form.addRow("Format", self.format_combo)
+        form.addRow("Images", self.images_combo)
+        target_row = QHBoxLayout()
+        target_row.addWidget(self.target_edit, 1)
+        target_row.addWidget(browse)
+        form.addRow("Save as", target_row)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.buttons.rejected.connect(self.reject)
+        self.export_button.clicked.connect(self.start_export)
+        self.status_label = QLabel("")
+        layout = QVBoxLayout(self)
+        layout.addWidget(what)
+        layout.addWidget(include)
+        layout.addLayout(form)
+        layout.addWidget(redaction)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.buttons)
+
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(_PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self.refresh_preview)
+        self.format_combo.currentIndexChanged.connect(self._format_changed)
+        for signal in (
+            self.scope.buttonToggled,
+            self.thinking_check.toggled,
+            self.tools_check.toggled,
+            self.custom_check.toggled,
+            self.bookkeeping_check.toggled,
+            self.redact_check.toggled,
+            self.literals_edit.textChanged,
+        ):
+            signal.connect(self._options_changed)
+        self._options_changed()
+
+    # ------------------------------------------------------------------ reading the form
+    @property
+    def fmt(self) -> str:
+        """The chosen format key."""
+        return str(self.format_combo.currentData())
+
+    def options(self) -> ExportOptions:
+        """The options the form shows."""
+        literals = tuple(
+            line.strip() for line in self.literals_edit.toPlainText().splitlines() if line.strip()
+        )
+        return ExportOptions(
+            thinking=self.thinking_check.isChecked(),
+            tools=self.tools_check.isChecked(),
+            custom=self.custom_check.isChecked(),
+            bookkeeping=self.bookkeeping_check.isChecked(),
+            images=str(self.images_combo.currentData()),
+            redact=self.redact_check.isChecked(),
+            literals=literals,
+        )
+
+    def request(self, overwrite: bool = False) -> ExportRequest:
+        """The export the form describes."""
+        leaf = self.selected_id if self.selected_radio.isChecked() else None
+        return ExportRequest(
+            path=self.session_path,
+            fmt=self.fmt,
+            options=self.options(),
+            leaf_id=leaf,
+            whole_tree=self.tree_radio.isChecked(),
+            target=os.path.expanduser(self.target_edit.text().strip()),
+            overwrite=overwrite,
+        )
+
+    # ------------------------------------------------------------------ reacting
+    def _format_changed(self) -> None:
+        target = self.target_edit.text().strip()
+        if target:
+            root, _ext = os.path.splitext(target)
+            self.target_edit.setText(f"{root}.{self.fmt}")
+        self.images_combo.setEnabled(self.fmt != "pdf")  # a PDF always carries its images
+        self._options_changed()
+
+    def _options_changed(self, *_args: Any) -> None:
+        options = self.options()
+        if options.redacting:
+            self.preview_label.setText("Counting…")
+            self._preview_timer.start()
+        else:
+            self._preview_timer.stop()
+            self.runner.cancel("export-preview")
+            self.last_counts = None
+            self.preview_label.setText("Nothing is redacted.")
+
+    def refresh_preview(self) -> None:
+        """Render in a worker and show what redaction would replace."""
+        request = self.request()
+
+        def shown(counts: Counter[str]) -> None:
+            self.last_counts = counts
+            self.preview_label.setText(counts_text(counts))
+            self.preview_ready.emit(counts)
+
+        def failed(message: str) -> None:
+            self.preview_label.setText(_sentence(message))
+
+        self.runner.start("export-preview", lambda: preview_counts(request), shown, failed)
+
+    def browse(self) -> None:
+        """Pick the file to write (the overwrite question comes from the export itself)."""
+        filters = {"md": "Markdown (*.md)", "html": "HTML (*.html)", "pdf": "PDF (*.pdf)"}
+        path, _filter = QFileDialog.getSaveFileName(
+            self,
+            "Export to",
+            self.target_edit.text(),
+            filters[self.fmt],
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.target_edit.setText(path)
+
+    def confirm_overwrite(self, target: str) -> bool:
+        """Ask whether to replace an existing file; tests replace this method."""
+        answer = QMessageBox.question(
+            self,
+            "Replace File?",
+            f"{target} already exists. Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def show_error(self, sentence: str) -> None:
+        """Show a failure as one sentence; tests replace this method."""
+        QMessageBox.warning(self, "Export", sentence)
+
+    def start_export(self) -> None:
+        """Check the target, ask before replacing it, then export in a worker."""
+        if self._busy:
+            return
+        request = self.request()
+        if not request.target:
+            self._fail("Choose a file to export to.")
+            return
+        if os.path.isdir(request.target):
+            self._fail(f"{request.target} is a folder; choose a file name.")
+            return
+        if os.path.exists(request.target):
+            if not self.confirm_overwrite(request.target):
+                return
+            request = self.request(overwrite=True)
+        self._busy = True
+        self.export_button.setEnabled(False)
+        self.status_label.setText("Exporting…")
+
+        def done(result: tuple[str, int, Counter[str]]) -> None:
+            self._busy = False
+            self.export_button.setEnabled(True)
+            target, files, _counts = result
+            extra = f" and {files - 1} image file(s)" if files > 1 else ""
+            self.status_label.setText(f"Wrote {target}{extra}.")
+            self.exported.emit(target)
+            self.accept()
+
+        def failed(message: str) -> None:
+            self._busy = False
+            self.export_button.setEnabled(True)
+            self.status_label.setText("")
+            self._fail(_sentence(message))
+
+        self.runner.start("export", lambda: run_export(request), done, failed)
+
+    def _fail(self, sentence: str) -> None:
+        self.failed.emit(sentence)
+        self.show_error(sentence)
+
+
+class ExportController(QObject):
+    """Adds Session > Export… (Ctrl+E) and the tree's "Export from Here…" to the window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.dialog: ExportDialog | None = None
+        self.export_action = QAction("&Export…", window)
+        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self.export_action.setStatusTip("Export the session as Markdown, an HTML page or PDF")
+        self.export_action.triggered.connect(lambda _checked=False: self.open_dialog())
+        window.addAction(self.export_action)
+        window.session_menu.addAction(self.export_action)
+        window.tree_context_contributors.append(self._fill_tree_menu)
+        window.session_loaded.connect(self._update)
+        self._update()
+
+    def _update(self, *_args: object) -> None:
+        self.export_action.setEnabled(self.window.session is not None)
+
+    def _selected_id(self) -> str | None:
+        entry = self.window.tree_model.entry_for_index(self.window.tree.currentIndex())
+        return entry.id if entry is not None else None
+
+    def _fill_tree_menu(self, menu: QMenu, index: QModelIndex) -> None:
+        entry = self.window.tree_model.entry_for_index(index)
+        if entry is None or self.window.session is None:
+            return
+        action = menu.addAction("E&xport from Here…")
+        action.triggered.connect(
+            lambda _checked=False, eid=entry.id: self.open_dialog(eid, from_selected=True)
+        )
+
+    def open_dialog(self, entry_id: str | None = None, from_selected: bool = False) -> ExportDialog | None:
+        """Show the export dialog for the open session (``entry_id``: the entry to export the path to)."""
+        session = self.window.session
+        if session is None:
+            return None
+        selected = entry_id or self._selected_id()
+        dialog = ExportDialog(
+            session, self.window.runner, selected, self.window, start_from_selected=from_selected
+        )
+        dialog.exported.connect(lambda path: self.window.statusBar().showMessage(f"Exported {path}", 10000))
+        self.dialog = dialog
+        dialog.open()
+        return dialog

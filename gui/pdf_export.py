@@ -1,0 +1,144 @@
+"""PDF export: the Markdown export laid out by Qt's rich text and printed with ``QPdfWriter``.
+
+The content is exactly the Markdown export's (core renders it; :func:`core.export_html.markdown_to_html`
+turns it into safe HTML), so the PDF and the ``.md`` file never disagree. ``QTextDocument.print_``
+cannot add page numbers, so the pages are painted one by one: each page draws its slice of the laid
+out document and then its number in the bottom margin. Runs on the offscreen platform (no display).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtGui import (
+    QFont,
+    QGuiApplication,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextDocument,
+)
+
+from core.export_html import markdown_to_html, pygments_css
+
+__all__ = ["install_cli_hook", "markdown_to_pdf"]
+
+
+_RESOLUTION = 300  # dpi of the PDF's coordinate space; text stays vector either way
+_FOOTER_MM = 8
+_STYLE = """
+body { color: #1f2328; font-size: 10pt; }
+h1 { font-size: 16pt; } h3 { font-size: 11pt; color: #444c56; margin-top: 14px; }
+pre { background-color: #f6f8fa; font-family: monospace; font-size: 8pt; white-space: pre-wrap; }
+code { font-family: monospace; background-color: #f6f8fa; }
+blockquote { color: #57606a; margin-left: 12px; }
+table { border-collapse: collapse; } th, td { border: 1px solid #d0d7de; padding: 2px; }
+a { color: #0969da; }
+"""
+
+
+class _Document(QTextDocument):
+    """A text document that decodes ``data:`` image URIs itself and loads nothing else."""
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:
+        text = url.toString() if isinstance(url, QUrl) else str(url)
+        if kind == QTextDocument.ResourceType.ImageResource.value and text.startswith("data:image/"):
+            _head, _sep, payload = text.partition(";base64,")
+            image = QImage()
+            if payload and image.loadFromData(base64.b64decode(payload)):
+                if image.width() > 1600:  # page width at 300 dpi is ~2200 px; keep memory modest
+                    image = image.scaledToWidth(1600, Qt.TransformationMode.SmoothTransformation)
+                return image
+        return None  # never a file or network resource
+
+
+def _ensure_app() -> None:
+    """Qt's text layout needs a QGuiApplication; the CLI has none, so make an offscreen one."""
+    if QGuiApplication.instance() is None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        _ensure_app.app = QGuiApplication(["prime-sessions"])  # type: ignore[attr-defined]
+
+
+def markdown_to_pdf(markdown: str, title: str = "") -> bytes:
+    """Lay out Markdown on A4 pages with page numbers and return the PDF's bytes.
+
+    Args:
+        markdown: the Markdown export (images as data URIs).
+        title: the PDF's document title.
+    """
+    _ensure_app()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setResolution(_RESOLUTION)
+    writer.setTitle(title)
+    writer.setCreator("Prime Sessions")
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4),
+            QPageLayout.Orientation.Portrait,
+            QMarginsF(15, 15, 15, 15),
+            QPageLayout.Unit.Millimeter,
+        )
+    )
+    document = _Document()
+    document.setDocumentMargin(0)
+    document.documentLayout().setPaintDevice(writer)  # lay out in the PDF's resolution
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(10)
+    document.setDefaultFont(font)
+    document.setDefaultStyleSheet(_STYLE + pygments_css(dark=False))
+    document.setHtml(f"<html><body>{markdown_to_html(markdown)}</body></html>")
+    page = writer.pageLayout().paintRectPixels(_RESOLUTION)
+    footer = _FOOTER_MM / 25.4 * _RESOLUTION
+    body_height = page.height() - footer
+    document.setPageSize(QSizeF(page.width(), body_height))
+    pages = max(1, document.pageCount())
+    painter = QPainter(writer)
+    try:
+        number_font = QFont(font)
+        number_font.setPointSizeF(8)
+        for index in range(pages):
+            if index:
+                writer.newPage()
+            _paint_page(painter, document, index, page.width(), body_height, footer, number_font, pages)
+    finally:
+        painter.end()
+    buffer.close()
+    return bytes(data.data())
+
+
+def _paint_page(
+    painter: QPainter,
+    document: QTextDocument,
+    index: int,
+    width: float,
+    body_height: float,
+    footer: float,
+    number_font: QFont,
+    pages: int,
+) -> None:
+    """Draw the slice of ``document`` that falls on page ``index``, and the page number below it."""
+    painter.save()
+    painter.translate(0, -index * body_height)
+    document.drawContents(painter, QRectF(0, index * body_height, width, body_height))
+    painter.restore()
+    painter.setFont(number_font)
+    painter.setPen(Qt.GlobalColor.darkGray)
+    painter.drawText(
+        QRectF(0, body_height, width, footer),
+        Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+        f"Page {index + 1} of {pages}",
+    )
+
+
+def install_cli_hook() -> None:
+    """Let ``prime-sessions export --format pdf`` use :func:`markdown_to_pdf` (called by gui.launcher)."""
+    import core.export_cli
+
+    core.export_cli.pdf_writer = markdown_to_pdf
