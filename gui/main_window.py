@@ -96,18 +96,20 @@ def _refresh_catalogue(folder: Path | None, roots: list[Path], progress: Any, ca
 def _load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
     """Worker: index one session file, find its diagnostics and the tree's visible structure.
 
-    All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session;
-    the renderer is imported here too (markdown-it and Pygments take ~100 ms to import on first use).
+    All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
+    The leaf, shown first, is rendered once here and thrown away: that imports markdown-it, Pygments and
+    the lexers its code needs (~100 ms on first use) off the GUI thread.
     """
-    import markdown_it  # noqa: F401 (imported off the GUI thread: the message view needs them next)
-    import pygments.formatters.html  # noqa: F401
-
-    import core.render  # noqa: F401
+    from core.render import render_entry
     from core.session import load_session
 
     session = load_session(path)
     session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
-    return session, BranchTreeModel.prepare(session, filter_mode)
+    structure = BranchTreeModel.prepare(session, filter_mode)
+    leaf = session.leaf
+    if leaf is not None:
+        render_entry(leaf, session.body(leaf))
+    return session, structure
 
 
 def _context(session: Session, entry_id: str | None) -> list[dict]:

@@ -150,6 +150,8 @@ class BranchTreeModel(QAbstractItemModel):
         self._width = preview_width
         self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
         self._inserting = False  # inside beginInsertRows/endInsertRows
+        # (holder, parent, row, node, position) of the former leaf's row while append_entries runs
+        self._vacancy: tuple[_Node, _Node, int, _Node, int] | None = None
         self._bold = QFont()
         self._bold.setBold(True)
         self._rebuild()
@@ -177,13 +179,20 @@ class BranchTreeModel(QAbstractItemModel):
         self.endResetModel()
 
     @staticmethod
-    def prepare(session: Session, filter_mode: str = "default") -> TreeStructure:
+    def prepare(
+        session: Session, filter_mode: str = "default", *, preview_width: int = 100, preview_rows: int = 400
+    ) -> TreeStructure:
         """The visible structure of ``session``, for :meth:`reset_session`.
 
         Pure Python, so a loader can compute it in its worker thread (it takes ~60 ms for 20,000 entries)
-        while nothing refreshes the session.
+        while nothing refreshes the session. The previews of the last ``preview_rows`` entries on the path
+        to the leaf are read too: those are the rows shown first, when the view selects the leaf.
         """
-        return TreeStructure(session, filter_mode)
+        structure = TreeStructure(session, filter_mode)
+        near_leaf = [e for e in session.path_to(structure.leaf)[-preview_rows:] if e.id in structure.vparent]
+        _read_previews(session, near_leaf, preview_width, structure.previews)
+        structure.preview_width = preview_width
+        return structure
 
     def reset_session(self, session: Session | None, prepared: TreeStructure | None = None) -> None:
         """Show another session, or the same one after ``refresh()`` reloaded the file (a model reset).
@@ -284,9 +293,16 @@ class BranchTreeModel(QAbstractItemModel):
             if holder_node is not None and not self._append_row(holder_node, entry):
                 structural = True  # the holder now has too many rows to show flat: show them in groups
                 break
+        vacancy, self._vacancy = self._vacancy, None
         if structural:
             self._relayout()
             return
+        if vacancy is not None:  # nothing took the former leaf's row: remove it now
+            _holder, parent, row, _node, _position = vacancy
+            assert parent.children is not None
+            self.beginRemoveRows(self._index_of(parent), row, row)
+            parent.children.pop()
+            self.endRemoveRows()
         self._leaf = new_leaf
         self._path = self._path_after(old_leaf, old_path, new_leaf, len(entries))
         changed = (old_path ^ self._path) | label_targets
@@ -437,6 +453,8 @@ class BranchTreeModel(QAbstractItemModel):
         self._chains = prepared.chains  # rows of chain heads, taken by _rows_for
         self._leaf = prepared.leaf
         self._path = prepared.path
+        if prepared.preview_width == self._width:
+            self._previews.update(prepared.previews)
 
     def _relayout(self) -> None:
         """Rebuild the structure as a layout change, moving persistent indexes to the same entries."""
@@ -528,6 +546,11 @@ class BranchTreeModel(QAbstractItemModel):
     def _drop_old_leaf(self, entry: Entry) -> bool:
         """Hide the former leaf, which no longer passes the filter, when it is the last row of a chain.
 
+        Its row is not removed at once but left *vacant* (``_vacancy``): the entry appended after it
+        usually lands at that very row, and then takes it over with one ``dataChanged`` instead of a
+        removal and an insertion, each of which makes QTreeView lay out every row again. A vacancy
+        nobody took is removed at the end of :meth:`append_entries`.
+
         Returns False, changing nothing, in every other case (the caller then relays out the structure).
         """
         eid = entry.id
@@ -542,13 +565,14 @@ class BranchTreeModel(QAbstractItemModel):
                 return False
             position = len(rows) - 1
             parent, row = holder, position
+            whole_group = False
             if holder.grouped:
                 if position <= 2 * self._group:
                     return False  # the rows would go back to a flat list
                 group, row = divmod(position, self._group)
                 groups = holder.children or []
                 if row == 0:  # the group would be empty: remove the group row
-                    parent, row = holder, group
+                    parent, row, whole_group = holder, group, True
                 elif len(groups) > group:
                     parent = groups[group]
                     at = self.createIndex(parent.row, 0, parent)
@@ -557,10 +581,14 @@ class BranchTreeModel(QAbstractItemModel):
                     parent = None
             children = parent.children if parent is not None else None
             if parent is not None and children is not None and len(children) == row + 1:
-                self.beginRemoveRows(self._index_of(parent), row, row)
-                rows.pop()
-                children.pop()
-                self.endRemoveRows()
+                if not whole_group:
+                    rows.pop()
+                    self._vacancy = (holder, parent, row, children[row], position)
+                else:
+                    self.beginRemoveRows(self._index_of(parent), row, row)
+                    rows.pop()
+                    children.pop()
+                    self.endRemoveRows()
             else:
                 rows.pop()  # the row was never fetched
         self._nodes.pop(eid, None)
@@ -620,6 +648,19 @@ class BranchTreeModel(QAbstractItemModel):
         rows = holder.rows
         assert rows is not None
         position = len(rows)
+        vacancy = self._vacancy
+        if vacancy is not None and vacancy[0] is holder and vacancy[4] == position:
+            # The row the former leaf left: the new entry takes it over (see _drop_old_leaf).
+            self._vacancy = None
+            node = vacancy[3]
+            self._row_in_parent[entry.id] = position
+            rows.append(entry)
+            node.entry = entry
+            self._nodes[entry.id] = node
+            self._read_previews([entry])
+            at = self.createIndex(node.row, 0, node)
+            self.dataChanged.emit(at, at)
+            return True
         if not holder.grouped and position + 1 > 2 * self._group:
             return False
         self._row_in_parent[entry.id] = position
@@ -666,20 +707,8 @@ class BranchTreeModel(QAbstractItemModel):
 
     def _read_previews(self, entries: list[Entry]) -> None:
         """Ask core for the bodies of a batch (one open file) and cache their one-line previews."""
-        from core.errors import SessionReadError
-        from core.preview import entry_preview
-
-        previews = self._previews
-        missing = [e for e in entries if e.id not in previews]
-        if not missing or self._session is None:
-            return
-        try:
-            for entry, body in zip(missing, self._session.bodies(missing), strict=False):
-                previews[entry.id] = entry_preview(entry, body, self._width)
-        except (SessionReadError, OSError):
-            pass  # the file changed underneath: rows show their type until the session is reloaded
-        for entry in missing:
-            previews.setdefault(entry.id, f"[{entry.type or 'entry'}]")
+        if self._session is not None:
+            _read_previews(self._session, entries, self._width, self._previews)
 
     def _locate(self, entry_id: str | None, *, signal: bool) -> QModelIndex:
         if entry_id is None or entry_id not in self._vparent:
@@ -730,6 +759,23 @@ class BranchTreeModel(QAbstractItemModel):
                     start = prev = row
 
 
+def _read_previews(session: Session, entries: list[Entry], width: int, previews: dict[str, str]) -> None:
+    """Read the bodies of ``entries`` missing from ``previews`` (one open file) and add their previews."""
+    from core.errors import SessionReadError
+    from core.preview import entry_preview
+
+    missing = [e for e in entries if e.id not in previews]
+    if not missing:
+        return
+    try:
+        for entry, body in zip(missing, session.bodies(missing), strict=False):
+            previews[entry.id] = entry_preview(entry, body, width)
+    except (SessionReadError, OSError):
+        pass  # the file changed underneath: rows show their type until the session is reloaded
+    for entry in missing:
+        previews.setdefault(entry.id, f"[{entry.type or 'entry'}]")
+
+
 def _passes(entry: Entry, mode: str, session: Session | None) -> bool:
     """Whether ``entry`` is shown in filter ``mode`` (the leaf is shown whatever this says)."""
     if mode == "all":
@@ -759,6 +805,8 @@ class TreeStructure:
         "leaf",
         "mode",
         "path",
+        "preview_width",
+        "previews",
         "session",
         "size",
         "vkids",
@@ -776,6 +824,8 @@ class TreeStructure:
         # and walk on the GUI thread the first time it shows a long conversation.
         self.heads: dict[str, str] = {}
         self.chains: dict[str, list[Entry]] = {}
+        self.previews: dict[str, str] = {}  # entry id -> one-line preview, for rows near the leaf
+        self.preview_width = 0
         self.leaf = session.leaf_id if session is not None else None
         self.path: set[str] = {e.id for e in session.path_to(self.leaf)} if session is not None else set()
         self.size = len(session.entries) if session is not None else 0

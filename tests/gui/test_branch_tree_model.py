@@ -506,10 +506,10 @@ def custom(eid: str, parent: str, second: int) -> dict:
 
 
 @pytest.mark.parametrize("length", [4, 12], ids=["flat", "grouped"])
-def test_a_hidden_old_leaf_leaves_without_a_relayout(
+def test_a_hidden_old_leaf_hands_its_row_to_the_next_entry(
     qtmodeltester, qtbot, tmp_path: Path, length: int
 ) -> None:
-    """A live tail that alternates messages and custom entries: the custom leaf's row comes and goes."""
+    """A live tail that alternates messages and custom entries: the custom leaf's row is taken over."""
     path = tmp_path / "tail.jsonl"
     write_session(path, chain(length))
     session = load_session(path)
@@ -520,28 +520,54 @@ def test_a_hidden_old_leaf_leaves_without_a_relayout(
     qtmodeltester.check(model)
     last = f"m{length - 1:03d}"
     view.setCurrentIndex(model.index_for_entry(last))
+    append_lines(session, [custom("c1", last, 100)])
+    model.append_entries(session.refresh().appended)
+    shown = model.index_for_entry("c1")
+    row, parent = shown.row(), QPersistentModelIndex(shown.parent())
+    assert shown.data(Role.IS_LEAF)  # shown only because it is the leaf
+
     events: list[tuple] = []
     model.rowsInserted.connect(lambda p, first, last: events.append(("insert", first, last)))
     model.rowsRemoved.connect(lambda p, first, last: events.append(("remove", first, last)))
     model.layoutChanged.connect(lambda: events.append(("layout",)))
     model.modelReset.connect(lambda: events.append(("reset",)))
-
-    append_lines(session, [custom("c1", last, 100)])
-    model.append_entries(session.refresh().appended)
-    row = model.index_for_entry("c1").row()
-    assert model.index_for_entry("c1").data(Role.IS_LEAF)  # shown only because it is the leaf
+    model.dataChanged.connect(lambda tl, br, _roles: events.append(("changed", tl.data(Role.ID))))
     append_lines(session, [message("n1", "c1", "user", "after", 101)])
     model.append_entries(session.refresh().appended)
-    assert ("layout",) not in events and ("reset",) not in events
-    assert events[-2:] == [("remove", row, row), ("insert", row, row)]
+    # no rows come or go: the message takes over the custom entry's row
+    assert [e for e in events if e[0] != "changed"] == [] and ("changed", "n1") in events
     assert not model.index_for_entry("c1").isValid()
     leaf = model.index_for_entry("n1")
-    assert leaf.row() == row and leaf.data(Role.IS_LEAF)
+    assert leaf.row() == row and leaf.parent() == QModelIndex(parent) and leaf.data(Role.IS_LEAF)
+    assert leaf.data(DISPLAY) == "user: after"
     assert model.index_for_entry(last).data(Role.ON_PATH)
     qtmodeltester.check(model)
-    # the same rows as a model built from scratch
-    fresh = BranchTreeModel(load_session(path), filter_mode="default", group_size=3)
-    assert outline(model) == outline(fresh)
+    assert outline(model) == outline(BranchTreeModel(load_session(path), filter_mode="default", group_size=3))
+
+
+def test_a_hidden_old_leaf_whose_successor_lands_elsewhere_loses_its_row(
+    qtmodeltester, qtbot, tmp_path: Path
+) -> None:
+    path = tmp_path / "two.jsonl"
+    # m000 - m001 - m002 - m003, and m001 - s001 (the leaf): m001 is a branch point
+    write_session(path, [*chain(4), message("s001", "m001", "assistant", "side", 50)])
+    session = load_session(path)
+    model = BranchTreeModel(session, filter_mode="default")
+    outline(model)
+    append_lines(session, [custom("c1", "m003", 100)])  # a custom leaf at the end of the main branch
+    model.append_entries(session.refresh().appended)
+    shown = model.index_for_entry("c1")
+    row, parent_id = shown.row(), shown.parent().data(Role.ID)
+    events: list[tuple] = []
+    model.rowsRemoved.connect(lambda p, first, last: events.append(("remove", p.data(Role.ID), first, last)))
+    model.rowsInserted.connect(lambda p, first, last: events.append(("insert", p.data(Role.ID), first, last)))
+    model.layoutChanged.connect(lambda: events.append(("layout",)))
+    append_lines(session, [message("s002", "s001", "user", "on the side branch", 101)])
+    model.append_entries(session.refresh().appended)
+    assert ("remove", parent_id, row, row) in events and ("layout",) not in events
+    assert model.index_for_entry("s002").data(Role.IS_LEAF) and not model.index_for_entry("c1").isValid()
+    qtmodeltester.check(model)
+    assert outline(model) == outline(BranchTreeModel(load_session(path), filter_mode="default"))
 
 
 @pytest.mark.parametrize("mode", FILTER_MODES)
