@@ -54,7 +54,7 @@ from core.diff_types import (
 )
 from core.entry import Entry
 from core.errors import InvalidRequestError
-from core.session import Session, usage_totals
+from core.session import Session, entries_usage
 
 __all__ = [
     "BranchDiff",
@@ -324,15 +324,7 @@ def _summarise(
     messages: list[DiffMessage],
     anchor: Entry | None,
 ) -> SideSummary:
-    tokens: float = 0
-    cost = 0.0
-    overrides = session.usage_overrides
-    for entry in entries:
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            usage = overrides.get(entry.id)
-            entry_tokens, entry_cost = usage_totals(usage) if usage is not None else entry.info[:2]
-            tokens += entry_tokens
-            cost += entry_cost
+    tokens, cost = entries_usage(session, entries)
     files: dict[str, None] = {}
     models: dict[str, None] = {}
     calls = 0

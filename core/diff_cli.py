@@ -34,7 +34,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _diff(args: argparse.Namespace) -> int:
     from core.diff import diff_paths, diff_sessions, resolve_entry
-    from core.diff_render import render_html, render_json, render_text, save_output
+    from core.diff_render import render_html, render_json, render_text
+    from core.export_files import write_export
     from core.session import load_session
 
     left_session = load_session(args.file, checksum=False)
@@ -53,7 +54,7 @@ def _diff(args: argparse.Namespace) -> int:
     else:
         data = render_text(diff, width=max(20, args.width)).encode("utf-8", "backslashreplace")
     if args.output:
-        save_output(args.output, data, overwrite=args.force)
+        write_export(args.output, data, overwrite=args.force)
         return 0
     sys.stdout.flush()
     sys.stdout.buffer.write(data)

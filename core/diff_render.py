@@ -43,7 +43,6 @@ from core.diff import (
     Section,
     fold_runs,
 )
-from core.errors import SessionWriteError
 
 __all__ = [
     "MAX_CELL_CHARS",
@@ -51,7 +50,6 @@ __all__ = [
     "render_html",
     "render_json",
     "render_text",
-    "save_output",
     "summary_lines",
 ]
 
@@ -460,47 +458,6 @@ def _html_op(op: Op) -> str:
     if op.tag == "insert":
         return f"<ins>{text}</ins>"
     return text
-
-
-# ---------------------------------------------------------------------------- files
-def save_output(target: str | os.PathLike[str], data: bytes, overwrite: bool = False) -> None:
-    """Write an export file safely: a temporary file in the same folder, fsynced, then put in place.
-
-    Without ``overwrite`` an existing file is never replaced (:func:`core.writer.write_new_file`);
-    with it (the user confirmed) the temporary file is renamed over the old one, so a reader sees
-    either the old or the new file, never half of one.
-
-    Raises:
-        SessionWriteError: the file exists (without ``overwrite``) or cannot be written.
-    """
-    from core.ids import new_entry_id
-    from core.writer import write_new_file
-
-    path = os.path.abspath(os.fspath(target))
-    if not overwrite or not os.path.exists(path):
-        write_new_file(path, data)
-        return
-    if os.path.isdir(path):
-        raise SessionWriteError(f"{path} is a folder; choose a file name.")
-    folder, name = os.path.split(path)
-    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{new_entry_id(())}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except OSError as err:
-        raise SessionWriteError(
-            f"Cannot write {path}: {err.strerror or err}; it was left as it was."
-        ) from err
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 # ---------------------------------------------------------------------------- Qt rich text (the app's cells)

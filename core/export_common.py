@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.entry import Entry
 from core.errors import InvalidRequestError
-from core.session import usage_totals
+from core.session import entries_usage
 
 if TYPE_CHECKING:
     from core.redact import Redactor
@@ -264,16 +264,8 @@ def metadata(
     def clean(text: str) -> str:
         return redactor.text(text) if redactor is not None else text
 
-    overrides = session.usage_overrides
     models = list(dict.fromkeys(models)) or list(session.models)
-    tokens: float = 0
-    cost = 0.0
-    for entry in entries:
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            usage = overrides.get(entry.id)
-            entry_tokens, entry_cost = usage_totals(usage) if usage is not None else entry.info[:2]
-            tokens += entry_tokens
-            cost += entry_cost
+    tokens, cost = entries_usage(session, entries)
     times = [e.ts_ms for e in entries]
     known = [t for t in times if t is not None]
     title = session.name or session.first_message or ""

@@ -1,7 +1,7 @@
 """Writing export files: to a temporary name, fsynced, then renamed into place.
 
 A new file never replaces an existing one unless the caller says the user confirmed it
-(``overwrite=True``, the CLI's ``--force``); without it, :func:`core.writer.write_new_file` links the
+(``overwrite=True``, the CLI's ``--force``); without it, :func:`core.writer.write_file` links the
 temporary file into place, which fails rather than replace. Every target is checked before the
 first byte is written, so a refused export leaves nothing behind.
 """
@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 
 from core.errors import SessionWriteError
-from core.ids import new_entry_id
-from core.writer import write_new_file
+from core.writer import write_file
 
 __all__ = ["image_folder_for", "write_export"]
 
@@ -59,48 +58,6 @@ def write_export(
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as err:
                 raise SessionWriteError(f"Cannot create {path.parent}: {err.strerror or err}.") from err
-        if overwrite:
-            _replace_file(path, content)
-        else:
-            write_new_file(path, content)
+        write_file(path, content, overwrite=overwrite)
         written.append(path)
     return written
-
-
-def _replace_file(target: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``target``, fsync it, and rename it over ``target``."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as err:
-        raise SessionWriteError(f"Cannot write {target}: {err.strerror or err}.") from err
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, target)
-    except OSError as err:
-        raise SessionWriteError(f"Cannot write {target}: {err.strerror or err}.") from err
-    finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-    _fsync_folder(target.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot fsync a folder; the file itself is synced
-    finally:
-        os.close(fd)

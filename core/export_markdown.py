@@ -32,7 +32,7 @@ from core.export_common import (
     wanted,
 )
 from core.images import decode_image
-from core.render import tool_results_for
+from core.render import edits_as_diff, tool_results_for
 
 if TYPE_CHECKING:
     from core.redact import Redactor
@@ -417,7 +417,7 @@ class MarkdownRenderer:
         if name == "bash" and isinstance(args.get("command"), str):
             parts.append(self.block(args["command"], "sh"))
         elif name == "edit" and (args.get("edits") or args.get("oldText") is not None):
-            parts.append(self.block(_edits_as_diff(args), "diff"))
+            parts.append(self.block(edits_as_diff(args), "diff"))
         elif name == "write" and isinstance(args.get("content"), str):
             parts.append(self.block(args["content"], _language_of(path)))
         elif name != "read":  # a read's path says it all; its result is the file
@@ -534,21 +534,6 @@ def _json_excerpt(value: object) -> str:
     if len(text) <= _MAX_RAW_JSON:
         return text
     return text[:_MAX_RAW_JSON] + f"\n… ({len(text) - _MAX_RAW_JSON:,} more characters)"
-
-
-def _edits_as_diff(args: dict) -> str:
-    edits = args.get("edits")
-    pairs = [e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else [args]
-    lines: list[str] = []
-    for pair in pairs:
-        if lines:
-            lines.append("@@")
-        old, new = _text(pair.get("oldText")), _text(pair.get("newText"))
-        if old:
-            lines.extend("-" + line for line in old.split("\n"))
-        if new:
-            lines.extend("+" + line for line in new.split("\n"))
-    return "\n".join(lines)
 
 
 _LANGUAGES = {

@@ -681,7 +681,7 @@ class _Renderer:
             if isinstance(diff, str) and diff and not is_error:
                 parts.append(self.diff(diff, key))
             elif not message or is_error:
-                parts.append(self.diff(_edits_as_diff(args), key))
+                parts.append(self.diff(edits_as_diff(args), key))
         elif name == "write":
             content = _text(args.get("content"))
             lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
@@ -1071,8 +1071,11 @@ def _answered_before(session: Session, entry: Entry, body: dict, cache: dict[str
     return False
 
 
-def _edits_as_diff(args: dict) -> str:
-    """The ``edits`` of an edit call (or the older single oldText/newText) as -/+ lines."""
+def edits_as_diff(args: dict) -> str:
+    """The ``edits`` of an edit tool call (or the older single oldText/newText) as -/+ lines.
+
+    Edits are separated by ``@@`` lines. Shared by the message view and the exports.
+    """
     edits = args.get("edits")
     pairs = [e for e in edits if isinstance(e, dict)] if isinstance(edits, list) else [args]
     lines: list[str] = []

@@ -752,6 +752,24 @@ def usage_totals(usage: object) -> tuple[int | float, float]:
     return tokens, float(total)
 
 
+def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | float, float]:
+    """``(tokens, cost)`` summed over the assistant messages among ``entries`` of ``session``.
+
+    A ``child_usage_attributed`` aggregate recorded for a message replaces that message's own usage, as
+    the reference does.
+    """
+    tokens: int | float = 0
+    cost = 0.0
+    overrides = session.usage_overrides
+    for entry in entries:
+        if entry.role == "assistant" and isinstance(entry.info, tuple):
+            usage = overrides.get(entry.id)
+            entry_tokens, entry_cost = usage_totals(usage) if usage is not None else entry.info[:2]
+            tokens += entry_tokens
+            cost += entry_cost
+    return tokens, cost
+
+
 # A plain open() of a FIFO named *.jsonl would block until a writer appears; O_NONBLOCK makes it
 # return at once so the file-type check below can refuse it. It changes nothing for regular files.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)

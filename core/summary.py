@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from core.session import Session, usage_totals
+from core.session import Session, entries_usage
 from core.timefmt import iso_from_ms
 
 
@@ -71,15 +71,7 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
     modified = session.last_activity_ms
     if modified is None or modified <= 0:
         modified = created if created is not None else mtime_ms
-    tokens: int | float = 0
-    cost = 0.0
-    overrides = session.usage_overrides
-    for entry in session.entries:
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            usage = overrides.get(entry.id)
-            entry_tokens, entry_cost = usage_totals(usage) if usage is not None else entry.info[:2]
-            tokens += entry_tokens
-            cost += entry_cost
+    tokens, cost = entries_usage(session, session.entries)
     last_stop = None
     leaf = session.leaf
     if leaf is not None:

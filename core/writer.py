@@ -339,6 +339,47 @@ def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
             pass
 
 
+def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> None:
+    """Write ``data`` to ``target`` through a temporary file in the same folder, fsynced.
+
+    Without ``overwrite`` this is :func:`write_new_file` (an existing file is never replaced). With it
+    (the user confirmed), the temporary file is renamed over ``target``, so a reader sees the old file
+    or the new one, never half of one. Used for exports and diff pages, never for session files.
+
+    Raises:
+        SessionWriteError: ``target`` exists (without ``overwrite``), is a folder, or cannot be written;
+            whatever was at ``target`` is then left as it was.
+    """
+    target = Path(target)
+    if not overwrite or not target.exists():
+        write_new_file(target, data)
+        return
+    if target.is_dir():
+        raise SessionWriteError(f"{target} is a folder; choose a file name.")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as err:
+        raise SessionWriteError(_explain(err, str(target))) from err
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+        _fsync_folder(target.parent)
+    except OSError as err:
+        raise SessionWriteError(_explain(err, str(target))) from err
+    finally:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+
+
 def _fsync_folder(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

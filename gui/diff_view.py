@@ -264,10 +264,11 @@ class DiffWindow(QMainWindow):
 
     def export_html(self, path: str, overwrite: bool = False) -> None:
         """Write the diff as a self-contained HTML file (core does the writing; never over a file unasked)."""
-        from core.diff_render import render_html, save_output
+        from core.diff_render import render_html
+        from core.export_files import write_export
 
         data = render_html(self.diff, title=self.windowTitle()).encode("utf-8", "backslashreplace")
-        save_output(path, data, overwrite=overwrite)
+        write_export(path, data, overwrite=overwrite)
         self.exported.emit(path)
 
     def export_dialog(self) -> None:

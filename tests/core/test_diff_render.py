@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from core.diff import diff_paths
-from core.diff_render import render_html, render_text, save_output
+from core.diff_render import render_html, render_text
 from core.errors import SessionWriteError
+from core.export_files import write_export
 from core.session import load_session
 from tests.core.test_diff import Builder, assistant, result, user
 
@@ -79,13 +80,13 @@ def test_text_marks_word_changes(tmp_path: Path) -> None:
     assert "red [-fox-]{+cat+}" in text
 
 
-def test_save_output_never_replaces_without_consent(tmp_path: Path) -> None:
+def test_a_diff_page_never_replaces_a_file_without_consent(tmp_path: Path) -> None:
     target = tmp_path / "diff.html"
     target.write_bytes(b"mine")
     with pytest.raises(SessionWriteError, match="already exists"):
-        save_output(target, b"new")
+        write_export(target, b"new")
     assert target.read_bytes() == b"mine"
-    save_output(target, b"new", overwrite=True)
+    write_export(target, b"new", overwrite=True)
     assert target.read_bytes() == b"new"
-    save_output(tmp_path / "fresh.html", b"fresh")
+    write_export(tmp_path / "fresh.html", b"fresh")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["diff.html", "fresh.html"]

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, QThreadPool
 
+from gui.main_window import MainWindow
 from tests.conftest import DEMO
+from tests.gui.windows import make_window
 
 
 @pytest.fixture(autouse=True)
@@ -38,3 +40,9 @@ def sessions(tmp_path: Path) -> Path:
     for path in DEMO.glob("*.jsonl"):
         shutil.copy2(path, folder / path.name)
     return folder
+
+
+@pytest.fixture
+def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
+    """A shown window over the demo copy, its start-up refresh finished."""
+    return make_window(qtbot, [sessions], tmp_path / "catalogue")

@@ -15,12 +15,12 @@ from gui.diff_view import DiffWindow
 from gui.main_window import MainWindow
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, DiffModel
 from tests.core.test_diff import Builder, assistant, result, user
+from tests.gui.windows import TIMEOUT
 
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # three branches from the first answer
 BRANCH_LEAVES = ("8b38ce88", "aeb61a52", "52c02f53")  # last messages of A, B, C (C ends the session)
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
 FORK = "019cbd70-9d00-7654-b79e-0404ef27578f.jsonl"  # a fork of LINEAR with one new turn
-TIMEOUT = 30_000
 
 
 def constructed_diff(tmp_path: Path):
@@ -43,19 +43,6 @@ def constructed_diff(tmp_path: Path):
     right = b.last
     path = b.write(tmp_path / "constructed.jsonl")
     return diff_paths(load_session(path), left, right)
-
-
-def make_window(qtbot, roots: list[Path], catalogue: Path) -> MainWindow:
-    window = MainWindow(roots=roots, catalogue_dir=catalogue)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
-    return window
-
-
-@pytest.fixture
-def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
-    return make_window(qtbot, [sessions], tmp_path / "catalogue")
 
 
 def open_session(qtbot, window: MainWindow, path: Path) -> None:

@@ -29,27 +29,14 @@ from tests.conftest import DEMO
 from tests.core import test_trash
 from tests.core.test_trash import in_trash
 from tests.core.test_writer import lines_of, oracle
+from tests.gui.windows import TIMEOUT, make_window
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 FIRST_USER_ID = "acf526b8"  # labelled "bug-report"
 TARGET = "5f6ba966"  # an assistant reply without a label
-TIMEOUT = 30_000
 
 trash_home = test_trash.trash_home  # fixtures shared with the core trash tests
 read_only_copy = test_trash.read_only_copy
-
-
-def make_window(qtbot, roots: list[Path], catalogue: Path) -> MainWindow:
-    window = MainWindow(roots=roots, catalogue_dir=catalogue)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
-    return window
-
-
-@pytest.fixture
-def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
-    return make_window(qtbot, [sessions], tmp_path / "catalogue")
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 import orjson
-import pytest
 from PySide6.QtCore import QSettings, QThreadPool, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
@@ -18,26 +17,13 @@ from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
 from gui.models.roles import Role
 from gui.models.session_list_model import SessionColumn
 from tests.conftest import DEMO
+from tests.gui.windows import TIMEOUT, make_window
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 FIRST_USER_ID = "acf526b8"
 FIRST_USER_PHRASE = "The login form submits twice when I press Enter"
 THINKING_ID = "28cf9f89"
-TIMEOUT = 30_000
 SCREENSHOT = Path("/tmp/prime-window.png")
-
-
-def make_window(qtbot, roots: list[Path] | None, catalogue: Path | None, **kwargs) -> MainWindow:
-    window = MainWindow(roots=roots, catalogue_dir=catalogue, **kwargs)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
-    return window
-
-
-@pytest.fixture
-def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
-    return make_window(qtbot, [sessions], tmp_path / "catalogue")
 
 
 def open_linear(qtbot, window: MainWindow, sessions: Path) -> None:

@@ -8,31 +8,17 @@ import warnings
 from pathlib import Path
 
 import orjson
-import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 
 from gui.actions import RECENT_LIMIT
 from gui.main_window import MainWindow
 from gui.search_panel import HTML_ROLE, highlight
+from tests.gui.windows import TIMEOUT, make_window
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # has abandoned branches with tool results
 ORPHAN_ID = "0rphan01"
-TIMEOUT = 30_000
-
-
-def make_window(qtbot, roots: list[Path], catalogue: Path) -> MainWindow:
-    window = MainWindow(roots=roots, catalogue_dir=catalogue)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
-    return window
-
-
-@pytest.fixture
-def window(qtbot, sessions: Path, tmp_path: Path) -> MainWindow:
-    return make_window(qtbot, [sessions], tmp_path / "catalogue")
 
 
 def current_entry_id(window: MainWindow) -> str | None:
