@@ -1,7 +1,7 @@
 """The branch tree of one session: a lazy ``QAbstractItemModel`` over ``core.session.Session``.
 
 The model adapts what core already indexed (``Session.tree``, ``Session.path_to``, ``Session.labels``) and
-asks core for entry bodies (``Session.bodies``) in batches when it creates rows; the one-line previews it
+asks core for an entry's body (``Session.bodies``) when its row is first shown; the one-line previews it
 keeps are GUI state. Everything is iterative: sessions can be 100,000 entries deep.
 """
 
@@ -117,7 +117,8 @@ class BranchTreeModel(QAbstractItemModel):
     * every other entry has no rows.
 
     ``parent()`` is O(1) from the row cached in each node. Rows are created lazily in batches
-    (``hasChildren``/``canFetchMore``/``fetchMore``), and entry bodies are read for each batch.
+    (``hasChildren``/``canFetchMore``/``fetchMore``); an entry's body is read for its preview when its
+    row is first shown.
 
     Groups: a node with more than ``2 * group_size`` rows shows them as expandable groups of ``group_size``
     ("Entries 1–500 of 20,006"). QTreeView lays out every row of every expanded parent again after each
@@ -395,7 +396,10 @@ class BranchTreeModel(QAbstractItemModel):
             return self._group_data(node, role)
         eid = entry.id
         if role == Qt.ItemDataRole.DisplayRole:
-            text = self._previews.get(eid) or f"[{entry.type or 'entry'}]"
+            text = self._previews.get(eid)
+            if text is None:  # first shown: read its body (previews near the leaf were read in the loader)
+                self._read_previews([entry])
+                text = self._previews.get(eid) or f"[{entry.type or 'entry'}]"
             label = self._label(eid)
             return f"[{label}] {text}" if label else text
         if role == Qt.ItemDataRole.EditRole:
@@ -451,6 +455,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._ids = prepared.ids
         self._chain_head = prepared.heads
         self._chains = prepared.chains  # rows of chain heads, taken by _rows_for
+        self._row_in_parent.update(prepared.positions)
         self._leaf = prepared.leaf
         self._path = prepared.path
         if prepared.preview_width == self._width:
@@ -503,6 +508,7 @@ class BranchTreeModel(QAbstractItemModel):
         rows = node.rows
         if rows is None:
             vkids = self._vkids
+            known = 0  # leading rows whose positions the prepared structure already put in _row_in_parent
             if node.entry is None:
                 rows = list(vkids[None])
             else:
@@ -510,7 +516,8 @@ class BranchTreeModel(QAbstractItemModel):
                 kids = vkids.get(eid, ())
                 if len(kids) == 1 and self._is_head(eid):
                     # The chain prepared with the structure, continued by what was appended since.
-                    rows = self._chains.pop(eid, None) or [kids[0]]
+                    prepared = self._chains.pop(eid, None)
+                    rows, known = (prepared, len(prepared)) if prepared else ([kids[0]], 0)
                     nxt = vkids.get(rows[-1].id, ())
                     while len(nxt) == 1:
                         rows.append(nxt[0])
@@ -519,7 +526,7 @@ class BranchTreeModel(QAbstractItemModel):
                     rows = list(kids) if len(kids) >= 2 else []
             node.rows = rows
             node.grouped = len(rows) > 2 * self._group
-            self._row_in_parent.update((e.id, i) for i, e in enumerate(rows))
+            self._row_in_parent.update((rows[i].id, i) for i in range(known, len(rows)))
         return rows
 
     def _path_after(
@@ -700,7 +707,8 @@ class BranchTreeModel(QAbstractItemModel):
         return True
 
     def _make_nodes(self, parent: _Node, entries: list[Entry], first: int) -> list[_Node]:
-        self._read_previews(entries)
+        # No previews here: rows are created in batches of hundreds (all those before the leaf, at every
+        # level of a branchy session), but only the few in view are ever shown; data() reads those.
         nodes = [_Node(entry, parent, first + i) for i, entry in enumerate(entries)]
         self._nodes.update((n.entry.id, n) for n in nodes)
         return nodes
@@ -805,6 +813,7 @@ class TreeStructure:
         "leaf",
         "mode",
         "path",
+        "positions",
         "preview_width",
         "previews",
         "session",
@@ -825,6 +834,7 @@ class TreeStructure:
         self.heads: dict[str, str] = {}
         self.chains: dict[str, list[Entry]] = {}
         self.previews: dict[str, str] = {}  # entry id -> one-line preview, for rows near the leaf
+        self.positions: dict[str, int] = {}  # chain member -> its row among its head's rows
         self.preview_width = 0
         self.leaf = session.leaf_id if session is not None else None
         self.path: set[str] = {e.id for e in session.path_to(self.leaf)} if session is not None else set()
@@ -871,6 +881,9 @@ class TreeStructure:
                 else:
                     chain.append(kids[0])
             stack2.extend(kid.id for kid in reversed(kids))
+        positions = self.positions
+        for chain in chains.values():
+            positions.update((entry.id, row) for row, entry in enumerate(chain))
 
     def matches(self, session: Session | None, mode: str) -> bool:
         """Whether this was made for ``session`` as it is now (same entries and leaf) and ``mode``."""
