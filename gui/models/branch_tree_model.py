@@ -153,6 +153,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._inserting = False  # inside beginInsertRows/endInsertRows
         # (holder, parent, row, node, position) of the former leaf's row while append_entries runs
         self._vacancy: tuple[_Node, _Node, int, _Node, int] | None = None
+        self._retired: list[_Node] = []  # the last dropped tree's nodes (see _release_nodes)
         self._bold = QFont()
         self._bold.setBold(True)
         self._rebuild()
@@ -174,10 +175,12 @@ class BranchTreeModel(QAbstractItemModel):
             raise ValueError(f"unknown filter mode {mode!r}; expected one of {FILTER_MODES}")
         if mode == self._mode:
             return
+        old_root = self._root
         self.beginResetModel()
         self._mode = mode
         self._rebuild()
         self.endResetModel()
+        self._retired = _release_nodes(old_root)
 
     @staticmethod
     def prepare(
@@ -200,11 +203,13 @@ class BranchTreeModel(QAbstractItemModel):
 
         ``prepared`` (from :meth:`prepare`) is used when it was made for this session, leaf and filter mode.
         """
+        old_root = self._root
         self.beginResetModel()
         self._session = session
         self._previews.clear()
         self._rebuild(prepared)
         self.endResetModel()
+        self._retired = _release_nodes(old_root)
 
     @property
     def leaf_id(self) -> str | None:
@@ -473,7 +478,7 @@ class BranchTreeModel(QAbstractItemModel):
         moved = [self._locate(eid, signal=False) for eid in wanted]
         self.changePersistentIndexList(persistent, moved)
         self.layoutChanged.emit()
-        del old_root
+        self._retired = _release_nodes(old_root)
 
     def _passes(self, entry: Entry) -> bool:
         return _passes(entry, self._mode, self._session)
@@ -765,6 +770,26 @@ class BranchTreeModel(QAbstractItemModel):
                 self.dataChanged.emit(top, bottom, _STATE_ROLES)
                 if row is not None:
                     start = prev = row
+
+
+def _release_nodes(root: _Node) -> list[_Node]:
+    """Break the parent/children cycles of a dropped node tree; returns its nodes.
+
+    The loader freezes live objects for the garbage collector (see gui.main_window._load), so cycles in
+    a dropped tree would stay until the next load; without them reference counting frees the nodes. The
+    caller keeps the returned list until the next release: a view may still hold a plain index on an old
+    node until its next layout, and an index does not keep its node alive.
+    """
+    nodes: list[_Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        if node.children:
+            stack.extend(node.children)
+        node.children = None
+        node.parent = None
+    return nodes
 
 
 def _read_previews(session: Session, entries: list[Entry], width: int, previews: dict[str, str]) -> None:
