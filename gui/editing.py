@@ -313,19 +313,22 @@ class EditingController(QObject):
 
         path = os.path.abspath(path)
         try:
-            edit = name_edit(self._session_for(path), name)
+            session = self._session_for(path)
+            edit = name_edit(session, name)
         except PrimeSessionsError as err:
             self._report(str(err))
             return False
-        return edit is None or self._do(edit)
+        return edit is None or self._do(edit, session)
 
-    def _do(self, edit: SetLabel | SetName) -> bool:
-        if not self.apply_edit(edit):
+    def _do(self, edit: SetLabel | SetName, session: Session | None = None) -> bool:
+        if not self.apply_edit(edit, session=session):
             return False
         self.undo_stack.push(EditCommand(self, edit))
         return True
 
-    def apply_edit(self, edit: SetLabel | SetName, *, deferred_errors: bool = False) -> bool:
+    def apply_edit(
+        self, edit: SetLabel | SetName, *, deferred_errors: bool = False, session: Session | None = None
+    ) -> bool:
         """Write one edit through core and show its result; False (after telling the user) when refused.
 
         Entries that core read while appending (the agent's, and ours) are handed to the tree model, since
@@ -337,7 +340,8 @@ class EditingController(QObject):
 
         window = self.window
         try:
-            session = self._session_for(edit.path)
+            if session is None or session.path != edit.path:  # a session just read for this edit is reused
+                session = self._session_for(edit.path)
         except PrimeSessionsError as err:
             self._report(str(err), deferred_errors)
             return False
