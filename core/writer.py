@@ -302,20 +302,9 @@ def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
     target = Path(target)
     if target.exists():
         raise SessionWriteError(f"{target} already exists; it was left untouched.")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
+    temporary, fd = _open_temporary(target)
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_all(fd, data)
         try:
             os.link(temporary, target)
         except FileExistsError as err:
@@ -333,10 +322,7 @@ def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
     except OSError as err:
         raise SessionWriteError(_explain(err, str(target))) from err
     finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        _discard(temporary)
 
 
 def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> None:
@@ -356,28 +342,42 @@ def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool =
         return
     if target.is_dir():
         raise SessionWriteError(f"{target} is a folder; choose a file name.")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
+    temporary, fd = _open_temporary(target)
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_all(fd, data)
         os.replace(temporary, target)
         _fsync_folder(target.parent)
     except OSError as err:
         raise SessionWriteError(_explain(err, str(target))) from err
     finally:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        _discard(temporary)
+
+
+def _open_temporary(target: Path) -> tuple[Path, int]:
+    """A new, uniquely named temporary file beside ``target`` (in its folder, to be linked or renamed)."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
+    try:
+        return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as err:
+        raise SessionWriteError(_explain(err, str(target))) from err
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``, fsync it and close it (closed even when writing fails)."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _discard(temporary: Path) -> None:
+    try:
+        os.unlink(temporary)
+    except FileNotFoundError:
+        pass  # linked or renamed into place, or never created
 
 
 def _fsync_folder(folder: Path) -> None:
