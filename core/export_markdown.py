@@ -32,7 +32,7 @@ from core.export_common import (
     wanted,
 )
 from core.images import decode_image
-from core.render import edits_as_diff, tool_results_for
+from core.render import content_blocks, edits_as_diff, joined_text, tool_results_for
 
 if TYPE_CHECKING:
     from core.redact import Redactor
@@ -324,7 +324,7 @@ class MarkdownRenderer:
         """Text blocks as Markdown and images, in order."""
         out = []
         image_index = 0
-        for block in _blocks(content):
+        for block in content_blocks(content):
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
@@ -365,7 +365,7 @@ class MarkdownRenderer:
         out = [self.heading("Assistant", entry, message, name)]
         content = message.get("content")
         image_index = 0
-        for block in _blocks(content):
+        for block in content_blocks(content):
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
@@ -439,14 +439,14 @@ class MarkdownRenderer:
         diff = details.get("diff") if isinstance(details, dict) else None
         if isinstance(diff, str) and diff:
             parts.append(self.block(diff, "diff"))
-        text = _joined_text(message.get("content"))
+        text = joined_text(message.get("content"))
         if text:
             parts.append(self.block(text, _language_of(path) if name == "read" and not error else "text"))
         elif not parts:
             parts.append(self.para(self.italic("(empty)")))
         image_index = 0
         owner = entry_id if isinstance(entry_id, str) else "result"
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             if block.get("type") == "image":
                 parts.append(self.image(owner, image_index, block))
                 image_index += 1
@@ -504,20 +504,6 @@ class MarkdownRenderer:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
-
-
-def _blocks(content: object) -> list[dict]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict)]
-
-
-def _joined_text(content: object) -> str:
-    return "\n".join(
-        b["text"] for b in _blocks(content) if b.get("type") == "text" and isinstance(b.get("text"), str)
-    )
 
 
 def _json(value: object) -> str:

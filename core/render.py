@@ -234,7 +234,7 @@ def image_bytes(body: dict, index: int) -> tuple[bytes, str] | None:
     """
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         return None
-    images = [b for b in _blocks(_content_of(body)) if b.get("type") == "image"]
+    images = [b for b in content_blocks(_content_of(body)) if b.get("type") == "image"]
     if index >= len(images):
         return None
     return decode_image(images[index])
@@ -494,7 +494,7 @@ class _Renderer:
         """Text blocks as markdown and image blocks as image references, in order."""
         out = []
         image_index = 0
-        for block in _blocks(content):
+        for block in content_blocks(content):
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
@@ -600,7 +600,7 @@ class _Renderer:
         if usage:
             extras.append(_esc(usage))
         out = [self.header("Assistant", extras, message.get("timestamp"))]
-        for index, block in enumerate(_blocks(message.get("content"))):
+        for index, block in enumerate(content_blocks(message.get("content"))):
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
@@ -668,7 +668,7 @@ class _Renderer:
         if not self.options.show_tools:
             return f'<p style="color:{pal.muted}">{anchor}🔧 {head}{error_badge}</p>'
         parts = [f"{anchor}<p>{head}{error_badge}</p>"]
-        result_text = _joined_text(message.get("content"))
+        result_text = joined_text(message.get("content"))
         details = _dict(message.get("details"))
         shown_result = False
         if name == "bash":
@@ -748,7 +748,7 @@ class _Renderer:
     def result_images(self, message: dict, entry_id: object) -> str:
         out = []
         image_index = 0
-        for block in _blocks(message.get("content")):
+        for block in content_blocks(message.get("content")):
             if block.get("type") == "image":
                 out.append(self.image(entry_id, image_index, block))
                 image_index += 1
@@ -766,7 +766,7 @@ class _Renderer:
         diff = _dict(message.get("details")).get("diff")
         if isinstance(diff, str) and diff:
             parts.append(self.diff(diff, key + "/diff"))
-        text = _joined_text(message.get("content"))
+        text = joined_text(message.get("content"))
         if text:
             parts.append(self.output(text, key, pal.error if is_error else None))
         parts.append(self.result_images(message, self.entry.id))
@@ -1019,7 +1019,7 @@ def _js(value: object) -> str:
     return str(value)
 
 
-def _blocks(content: object) -> list[dict]:
+def content_blocks(content: object) -> list[dict]:
     """Content as a list of block dicts: a string is one text block; anything else that is no list is none."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -1037,10 +1037,12 @@ def _content_of(body: object) -> object:
     return body.get("content")
 
 
-def _joined_text(content: object) -> str:
-    """The text blocks of a tool result, one after another on their own lines."""
+def joined_text(content: object) -> str:
+    """The text blocks of some message content, one after another on their own lines."""
     return "\n".join(
-        b["text"] for b in _blocks(content) if b.get("type") == "text" and isinstance(b.get("text"), str)
+        b["text"]
+        for b in content_blocks(content)
+        if b.get("type") == "text" and isinstance(b.get("text"), str)
     )
 
 
@@ -1048,7 +1050,7 @@ def _call_ids(body: dict) -> set[str]:
     message = _dict(body.get("message"))
     return {
         b["id"]
-        for b in _blocks(message.get("content"))
+        for b in content_blocks(message.get("content"))
         if b.get("type") == "toolCall" and isinstance(b.get("id"), str)
     }
 
