@@ -15,9 +15,15 @@ Design notes:
 * The FTS5 table is contentless (``content=''``): the text is not stored twice, which halves the
   index size and makes indexing about 40% faster. Snippets are cut from the session file itself when
   a hit is shown (:func:`make_snippet`).
-* A contentless table cannot delete rows without their text, so rows of a re-indexed or deleted
-  file are left in the FTS index and dropped from ``docs``; every query joins on ``docs``, so they
-  never show. ``docs.id`` is AUTOINCREMENT so an orphaned FTS rowid is never reused.
+* Text is stored once however many entries hold it (content addressing): forks and clones copy
+  their parent's entries, and the same file is read or the same output printed again and again.
+  Each distinct text gets one FTS row; ``texts`` maps its key (64 bits of its SHA-1) to that
+  rowid, and ``docs`` has one row per entry pointing at it. Tokenizing is most of the cost of a
+  cold build, and search scores each distinct text once. Two different texts sharing 64 bits
+  (odds about 3 in 10^8 among a million texts) would make the second unfindable; nothing worse.
+* A contentless table cannot delete rows without their text, so the text rows of a re-indexed or
+  deleted file stay behind; every query joins on ``docs``, so they never show, and a file that is
+  read again finds its texts already there.
 * One connection per thread, reused (SQLite connections must not cross threads); WAL mode so the
   list can be read while a refresh writes.
 * ``entries`` keeps one row per line (duplicate ids included) with the assistant's usage, and
@@ -27,13 +33,14 @@ Design notes:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +60,7 @@ from core.summary import SessionSummary, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from core.tree import SessionTree
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
@@ -86,12 +93,20 @@ _SCHEMA = (
         file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
         PRIMARY KEY(file_id, target)
     ) WITHOUT ROWID""",
+    # One row per searchable entry; text_id is the rowid of its text in fts (and texts).
     """CREATE TABLE docs(
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id INTEGER PRIMARY KEY,
         file_id INTEGER NOT NULL, entry_id TEXT NOT NULL,
-        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER
+        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER,
+        text_id INTEGER NOT NULL, on_path INTEGER NOT NULL
     )""",
     "CREATE INDEX docs_file ON docs(file_id)",
+    "CREATE INDEX docs_text ON docs(text_id)",
+    # on_path: the entry lies on the path to the file's leaf (kept up to date by every pass, so a
+    # search need not walk 50 session trees to say which hits are on an abandoned branch).
+    # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
+    # random rowids would double the index), key identifies the text (see text_key).
+    "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
     "CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')",
 )
 
@@ -268,7 +283,8 @@ class Catalogue:
             conn.execute(f"SELECT {_KNOWN_COLUMNS} FROM files LIMIT 1").fetchall()
             conn.execute("SELECT line, tokens FROM entries LIMIT 1").fetchall()
             conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
-            conn.execute("SELECT id, offset FROM docs LIMIT 1").fetchall()
+            conn.execute("SELECT id, offset, text_id, on_path FROM docs LIMIT 1").fetchall()
+            conn.execute("SELECT id, key FROM texts LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
         except BaseException:
             conn.close()
@@ -311,7 +327,9 @@ class Catalogue:
 
         Args:
             roots: session folders (default: :func:`core.discovery.default_roots`).
-            progress: called after each file read with files and bytes done and in total.
+            progress: called after each file read with files and bytes done and in total. Rows
+                are committed in batches of about a quarter of a second, so another reader sees
+                a file at most that much later; a callback must not write to this catalogue.
             cancel: when set, the pass stops after the current file; what was done is kept.
 
         Returns:
@@ -363,35 +381,52 @@ class Catalogue:
                 )
             # Newest first, so a list can show recent sessions while older ones are still read.
             work.sort(key=lambda item: item[1].st_mtime_ns, reverse=True)
-            bytes_total = sum(item[4] for item in work)
-            bytes_done = 0
-            for done, (path, st, row, resume, size) in enumerate(work, start=1):
-                if cancel is not None and cancel.is_set():
-                    stats.cancelled = True
-                    break
-                try:
-                    if resume and row is not None:
-                        self._append_file(conn, path, st, row)
-                        stats.files_appended += 1
-                    else:
-                        self._index_file(conn, path, st)
-                        stats.files_indexed += 1
-                except (SessionReadError, OSError, UnicodeError) as err:
-                    if isinstance(err, SessionReadError):
-                        stats.errors.append(str(err))
-                    else:
-                        stats.errors.append(f"Cannot catalogue {path}: {_os_reason(err)}.")
-                    if row is not None:
-                        with _transaction(conn):
-                            _delete_file_rows(conn, row.id)
-                bytes_done += size
-                if progress is not None:
-                    progress(done, len(work), bytes_done, bytes_total)
-            stats.bytes_read = bytes_done
+            batch = _Batch(conn)
+            try:
+                self._read_files(batch, work, stats, progress, cancel)
+            finally:
+                batch.abort()  # an error escaped: what the open batch wrote is undone
         stats.seconds = time.perf_counter() - started
         return stats
 
-    def _index_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result) -> None:
+    def _read_files(
+        self,
+        batch: _Batch,
+        work: list[tuple[str, os.stat_result, _Known | None, bool, int]],
+        stats: RefreshStats,
+        progress: ProgressCallback | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        """Bring each file of ``work`` up to date, newest first, through ``batch``."""
+        bytes_total = sum(item[4] for item in work)
+        bytes_done = 0
+        for done, (path, st, row, resume, size) in enumerate(work, start=1):
+            if cancel is not None and cancel.is_set():
+                stats.cancelled = True
+                break
+            try:
+                if resume and row is not None:
+                    self._append_file(batch, path, st, row)
+                    stats.files_appended += 1
+                else:
+                    self._index_file(batch, path, st)
+                    stats.files_indexed += 1
+            except (SessionReadError, OSError, UnicodeError) as err:
+                if isinstance(err, SessionReadError):
+                    stats.errors.append(str(err))
+                else:
+                    stats.errors.append(f"Cannot catalogue {path}: {_os_reason(err)}.")
+                if row is not None:
+                    with batch.file() as conn:
+                        _delete_file_rows(conn, row.id)
+            bytes_done += size
+            stats.bytes_read = bytes_done
+            batch.maybe_commit()  # a list reading the catalogue sees the files at most a batch late
+            if progress is not None:
+                progress(done, len(work), bytes_done, bytes_total)
+        batch.commit()
+
+    def _index_file(self, batch: _Batch, path: str, st: os.stat_result) -> None:
         """Read one file whole and replace whatever the catalogue held for it."""
         docs: list[tuple[Entry, object]] = []
 
@@ -404,7 +439,7 @@ class Catalogue:
         summary = summarize(session, st.st_mtime_ns / 1e6)
         diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
         head, tail = _guards(path, session.size)
-        with _transaction(conn):
+        with batch.file() as conn:
             # By path, inside the write lock: another process may have catalogued it meanwhile.
             for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchall():
                 _delete_file_rows(conn, old_id)
@@ -415,7 +450,7 @@ class Catalogue:
             ).lastrowid
             _insert_entries(conn, file_id, session.entries)
             _insert_overrides(conn, file_id, session.usage_overrides)
-            _insert_docs(conn, file_id, docs)
+            _insert_docs(conn, file_id, docs, batch.indexed, _entry_path(session.by_id, session.leaf_id))
             conn.execute(
                 "UPDATE files SET dev=?, ino=?, size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?,"
                 " unterminated=?, head=?, tail=?, header=?, version=?, session_id=?, cwd=?, name=?,"
@@ -456,7 +491,7 @@ class Catalogue:
                 ),
             )
 
-    def _append_file(self, conn: sqlite3.Connection, path: str, st: os.stat_result, row: _Known) -> None:
+    def _append_file(self, batch: _Batch, path: str, st: os.stat_result, row: _Known) -> None:
         """Read only what was appended to one file since the last pass, and update its summary."""
         file_id = row.id
         docs: list[tuple[Entry, object]] = []
@@ -471,7 +506,7 @@ class Catalogue:
             path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id
         )
         head, tail = _guards(path, part.size)
-        with _transaction(conn):
+        with batch.file() as conn:
             old = conn.execute(
                 "SELECT read_end, line_no, size, mtime_ns, message_count, first_message, last_activity_ms,"
                 " models, name, entry_count, leaf_id, diagnostics, created_ms, total_tokens, cost, last_stop"
@@ -503,13 +538,18 @@ class Catalogue:
             ]
             _insert_entries(conn, file_id, part.entries)
             _insert_overrides(conn, file_id, part.usage_overrides)
-            _insert_docs(conn, file_id, docs)
             leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
+            # Usually the new leaf continues from the old one: the path grows by appended entries.
+            grown = _appended_path(part.entries, leaf, old_leaf)
+            _insert_docs(conn, file_id, docs, batch.indexed, grown or frozenset())
             scan = None
             if not tree_notes:
                 scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
+            ordinary = scan is not None  # no appended id repeats an earlier one
             if scan is None:  # something unusual: work it out from every stored entry
                 scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
+            if grown is None or not ordinary:
+                _mark_path(conn, file_id, leaf)  # the leaf moved to another branch, or ids repeat
             if scan.tree_notes is not None:
                 tree_notes = scan.tree_notes
             # Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading
@@ -611,8 +651,8 @@ class Catalogue:
         """
         if not query.strip():
             raise QueryError("The search is empty; type one or more words.")
-        where = ["fts MATCH ?"]
-        params: list[object] = [query]
+        where = ["1"]
+        params: list[object] = []
         if cwd:
             base = cwd.rstrip("/\\") or cwd
             sep = "\\" if "\\" in base and "/" not in base else "/"
@@ -637,29 +677,18 @@ class Catalogue:
             params.append(model)
         if named_only:
             where.append("f.name IS NOT NULL")
-        sql = (
-            "SELECT d.file_id, d.entry_id, d.role, d.tools, d.model, d.ts_ms, d.offset, d.length,"
-            " f.path, f.session_id, f.cwd, f.name, f.leaf_id, bm25(fts) AS score"
-            " FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file_id"
-            f" WHERE {' AND '.join(where)} ORDER BY score, d.ts_ms DESC LIMIT ?"
-        )
-        params.append(max(1, int(limit)))
         with _sqlite_errors("search"):
             conn = self._connect()
             try:
-                rows = conn.execute(sql, params).fetchall()
+                rows = _ranked_docs(conn, query, " AND ".join(where), params, max(1, int(limit)))
             except sqlite3.OperationalError as err:
                 if _is_query_error(err):
                     raise QueryError(_explain_query_error(query, err)) from err
                 raise
-            branches: dict[int, set[str]] = {}
-            for row in rows:
-                if row[0] not in branches:
-                    branches[row[0]] = _path_ids(conn, row[0], row[12])
         terms = query_terms(query)
         hits = []
         for (
-            file_id,
+            _file_id,
             entry_id,
             role_,
             tools,
@@ -671,7 +700,7 @@ class Catalogue:
             sid,
             cwd_,
             name,
-            _leaf,
+            on_path,
             score,
         ) in rows:
             text, spans = make_snippet(_read_doc_text(path, offset, length, entry_id), terms)
@@ -682,7 +711,7 @@ class Catalogue:
                     path=path,
                     snippet=mark_spans(text, spans),
                     spans=spans,
-                    onCurrentBranch=entry_id in branches[file_id],
+                    onCurrentBranch=bool(on_path),
                     role=role_ or "",
                     tools=tools or "",
                     model=model_ or "",
@@ -775,6 +804,68 @@ class _transaction:
                 self.conn.execute("ROLLBACK")
                 raise CatalogueError(f"Cannot write the catalogue: {err}.") from err
         elif self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+
+class _Batch:
+    """One write transaction over the files read in about a quarter of a second, a savepoint per file.
+
+    Committing after every file cost a third of a cold build (FTS5 writes a segment per commit);
+    a quarter of a second bounds how long another writer waits and how far a list reading the
+    catalogue lags behind. A file whose writing fails is undone alone (its savepoint).
+
+    ``indexed`` maps the keys of texts known to be indexed to their FTS rowid, sparing lookups.
+    It is only a cache: emptied when anything is rolled back, and when it grows too big.
+    """
+
+    SECONDS = 0.25
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.began: float | None = None
+        self.indexed: dict[int, int] = {}
+
+    @contextmanager
+    def file(self) -> Iterator[sqlite3.Connection]:
+        """The connection, inside the batch's transaction (begun if needed) and a savepoint."""
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.began = time.monotonic()
+        self.conn.execute("SAVEPOINT file")
+        try:
+            yield self.conn
+        except BaseException:
+            self.indexed.clear()  # it may hold keys of rows now undone
+            if self.conn.in_transaction:  # some errors (a full disk) roll the whole transaction back
+                self.conn.execute("ROLLBACK TO file")
+                self.conn.execute("RELEASE file")
+            raise
+        self.conn.execute("RELEASE file")
+
+    def maybe_commit(self) -> bool:
+        """Commit when the transaction is a quarter of a second old; True when it did."""
+        if self.began is not None and time.monotonic() - self.began >= self.SECONDS:
+            self.commit()
+            return True
+        return False
+
+    def commit(self) -> None:
+        """Commit what the batch wrote (nothing happens when nothing is open)."""
+        self.began = None
+        if len(self.indexed) > _REMEMBERED_TEXTS:
+            self.indexed.clear()
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self.abort()
+                raise CatalogueError(f"Cannot write the catalogue: {err}.") from err
+
+    def abort(self) -> None:
+        """Roll back what the batch wrote since its last commit (nothing happens after a commit)."""
+        self.began = None
+        if self.conn.in_transaction:
+            self.indexed.clear()
             self.conn.execute("ROLLBACK")
 
 
@@ -994,20 +1085,125 @@ def _scan_entries(
     return _Scan(tokens, cost, last_stop, notes, tree_notes)
 
 
-def _insert_docs(conn: sqlite3.Connection, file_id: int, docs: list[tuple[Entry, object]]) -> None:
+def text_key(text: str) -> int:
+    """The key of a text in ``texts``: its SHA-1's first 64 bits as a signed integer.
+
+    SHA-1 because OpenSSL computes it at about 1 GB/s, faster than blake2b or md5 here; nothing
+    depends on it resisting attack, only on distinct texts rarely sharing 64 bits.
+    """
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "little", signed=True)
+
+
+_REMEMBERED_TEXTS = 500_000  # about 60 MB of keys in a refresh pass's memory
+_LOOKUP_CHUNK = 500  # keys per "key IN (...)" query, well under SQLite's limit of bound variables
+
+
+_FIRST_TEXTS = 256  # best-ranked texts fetched first; most searches need no more
+_FIRST_GROUP = 8  # texts whose docs are fetched first; the groups grow fourfold
+_DOC_COLUMNS = (
+    "d.file_id, d.entry_id, d.role, d.tools, d.model, d.ts_ms, d.offset, d.length,"
+    " f.path, f.session_id, f.cwd, f.name, d.on_path"
+)
+
+
+def _ranked_docs(
+    conn: sqlite3.Connection, query: str, where: str, params: list[object], limit: int
+) -> list[tuple]:
+    """The best ``limit`` doc rows (:data:`_DOC_COLUMNS` plus the score) for an FTS5 query.
+
+    Texts are ranked by bm25, and the docs of the best ones are fetched (and filtered by ``where``
+    over ``d`` and ``f``) a growing group of texts at a time, until ``limit`` docs are found and
+    the next text scores worse than the last of them. A text often stands for hundreds of entries,
+    so joining every match before sorting cost 0.1 s for words in every session. Docs of one text
+    share its score and come newest first.
+
+    Raises:
+        sqlite3.OperationalError: FTS5 rejected the query.
+    """
+    depth = _FIRST_TEXTS
+    ranked = _ranked_texts(conn, query, depth)
+    done: set[int] = set()
+    found: list[tuple[tuple, tuple]] = []  # (sort key, row)
+    pos, group = 0, _FIRST_GROUP
+    while True:
+        if pos >= len(ranked):
+            if len(ranked) < depth:
+                break  # every matching text was looked at
+            depth *= 8
+            # Deeper, from the start again: texts of equal rank may come in another order.
+            ranked = [item for item in _ranked_texts(conn, query, depth) if item[0] not in done]
+            pos = 0
+            continue
+        chunk = [text_id for text_id, _score in ranked[pos : pos + min(group, _LOOKUP_CHUNK)]]
+        pos += len(chunk)
+        group *= 4
+        done.update(chunk)
+        score = dict(ranked[pos - len(chunk) : pos])
+        marks = ",".join("?" * len(chunk))
+        for text_id, doc_id, *row in conn.execute(
+            f"SELECT d.text_id, d.id, {_DOC_COLUMNS} FROM docs d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.text_id IN ({marks}) AND {where}",
+            [*chunk, *params],
+        ):
+            ts = row[5]
+            # Best score first, then newest first (no time last), then in catalogue order.
+            key = (score[text_id], ts is None, -(ts or 0.0), doc_id)
+            found.append((key, (*row, score[text_id])))
+        if len(found) >= limit and pos < len(ranked):
+            found.sort(key=lambda item: item[0])
+            if ranked[pos][1] > found[limit - 1][0][0]:
+                break  # every text left scores worse than the last hit kept
+    found.sort(key=lambda item: item[0])
+    return [row for _key, row in found[:limit]]
+
+
+def _ranked_texts(conn: sqlite3.Connection, query: str, depth: int) -> list[tuple[int, float]]:
+    """The ``depth`` best texts for an FTS5 query, as (rowid, bm25 rank), best first."""
+    return conn.execute(
+        "SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (query, depth)
+    ).fetchall()
+
+
+def _insert_docs(
+    conn: sqlite3.Connection,
+    file_id: int,
+    docs: list[tuple[Entry, object]],
+    indexed: dict[int, int],
+    on_path: Set[str],
+) -> None:
+    """Insert one file's doc rows, and the FTS rows of the texts not indexed before.
+
+    ``indexed`` maps text keys known to be in ``texts`` to their FTS rowid (see :class:`_Batch`);
+    the keys this file found or added are put in it. ``on_path``: the ids on the path to the leaf.
+    """
     if not docs:
         return
-    found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
-    first = (found[0] if found else 0) + 1
-    # Explicit ids (inside this write transaction nobody else can take them) let the FTS rows use the
-    # same rowids without a round trip per row.
+    keys = [text_key(doc.text) for _entry, doc in docs]  # type: ignore[attr-defined]
+    unknown = list({key for key in keys if key not in indexed})
+    for start in range(0, len(unknown), _LOOKUP_CHUNK):
+        chunk = unknown[start : start + _LOOKUP_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        indexed.update(conn.execute(f"SELECT key, id FROM texts WHERE key IN ({marks})", chunk).fetchall())
+    new: dict[int, str] = {}
+    for (_entry, doc), key in zip(docs, keys, strict=True):
+        if key not in indexed and key not in new:
+            new[key] = doc.text  # type: ignore[attr-defined]
+    if new:
+        # Explicit ids (inside this write transaction nobody else can take them) spare a round
+        # trip per row; AUTOINCREMENT keeps the ids of left-behind FTS rows from being reused.
+        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'texts'").fetchone()
+        first = (seq[0] if seq else 0) + 1
+        rows = [(first + i, key) for i, key in enumerate(new)]
+        conn.executemany("INSERT INTO texts(id, key) VALUES (?, ?)", rows)
+        conn.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(i, new[key]) for i, key in rows])
+        indexed.update((key, i) for i, key in rows)
     _insert_rows(
         conn,
-        "INSERT OR REPLACE INTO docs(id, file_id, entry_id, role, tools, model, ts_ms, offset, length)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO docs(file_id, entry_id, role, tools, model, ts_ms, offset, length, text_id, on_path)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
-                first + i,
                 file_id,
                 entry.id,
                 doc.role,
@@ -1016,12 +1212,11 @@ def _insert_docs(conn: sqlite3.Connection, file_id: int, docs: list[tuple[Entry,
                 doc.ts_ms,
                 entry.offset,
                 entry.length,
-            )
-            for i, (entry, doc) in enumerate(docs)
+                indexed[key],
+                entry.id in on_path,
+            )  # type: ignore[attr-defined]
+            for (entry, doc), key in zip(docs, keys, strict=True)
         ],
-    )
-    conn.executemany(
-        "INSERT INTO fts(rowid, body) VALUES (?, ?)", [(first + i, d.text) for i, (_e, d) in enumerate(docs)]
     )
 
 
@@ -1048,6 +1243,49 @@ def _walk_up(parents: dict[str, str | None], leaf: str | None) -> Iterator[str]:
         seen.add(current)
         yield current
         current = parents[current]
+
+
+def _entry_path(by_id: Mapping[str, Entry], leaf: str | None) -> set[str]:
+    """Ids from ``leaf`` up to its root, over a session's entries (stops at a missing parent or a repeat)."""
+    path: set[str] = set()
+    current = leaf
+    while current is not None and current not in path:
+        entry = by_id.get(current)
+        if entry is None:
+            break
+        path.add(current)
+        current = entry.parent_id
+    return path
+
+
+def _appended_path(entries: Sequence[Entry], leaf: str | None, old_leaf: str | None) -> set[str] | None:
+    """The appended ids on the path to ``leaf`` when that path runs into ``old_leaf``, else None.
+
+    None means the old path is no longer the start of the new one (the leaf moved to another
+    branch, or the appended ids do not link up simply): the caller marks the path again whole.
+    """
+    new = {e.id: e.parent_id for e in entries}
+    if len(new) != len(entries) or old_leaf in new:
+        return None
+    path: set[str] = set()
+    current = leaf
+    while current is not None and current in new and current not in path:
+        path.add(current)
+        current = new[current]
+    return path if current == old_leaf else None
+
+
+def _mark_path(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> None:
+    """Set ``docs.on_path`` of every doc of a file from its stored entries."""
+    path = _path_ids(conn, file_id, leaf)
+    changed = [
+        (not on_path, doc_id)
+        for doc_id, entry_id, on_path in conn.execute(
+            "SELECT id, entry_id, on_path FROM docs WHERE file_id = ?", (file_id,)
+        )
+        if (entry_id in path) != bool(on_path)
+    ]
+    conn.executemany("UPDATE docs SET on_path = ? WHERE id = ?", changed)
 
 
 def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[str]:

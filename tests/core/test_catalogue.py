@@ -347,6 +347,22 @@ TRICKY_APPENDS = {
         [{**_e("m", "a", "modelChange"), "provider": "p", "modelId": "q"}, _e("u", "m", "mystery")],
     ),
     "invalid-timestamp-appended": (header("t9", "/t"), [user("a", None, "x", T0)], [_e("b", "a", ts="soon")]),
+    # The path to the leaf: extended, moved to another branch, changed by a repeated id.
+    "path-extended": (
+        header("t11", "/t"),
+        [user("a", None, "x", T0), assistant("b", "a", "y", T0 + 1)],
+        [user("c", "b", "z", T0 + 2), assistant("d", "c", "w", T0 + 3)],
+    ),
+    "branch-switch-appended": (
+        header("t12", "/t"),
+        [user("a", None, "x", T0), assistant("b", "a", "y", T0 + 1), user("c", "b", "w", T0 + 2)],
+        [user("d", "a", "z", T0 + 3)],
+    ),
+    "repeated-id-moves-the-path": (
+        header("t13", "/t"),
+        [user("a", None, "x", T0), user("b", "a", "y", T0 + 1), user("c", "b", "w", T0 + 2)],
+        [user("b", None, "z", T0 + 3)],
+    ),
     "legacy-v2": (
         {"type": "session", "version": 2, "id": "t10", "timestamp": iso_from_ms(T0), "cwd": "/t"},
         [user("a", None, "x", T0)],
@@ -368,8 +384,11 @@ def test_tricky_appends_give_what_a_whole_read_gives(cat: Catalogue, tmp_path: P
     assert cat.diagnostics(path) == [(d.line, d.kind, d.message) for d in load_session(path).diagnostics]
     session = load_session(path)
     on_path = {e.id for e in session.path_to(session.leaf_id)}
-    for hit in cat.search("x OR y OR z OR w OR hook OR no", limit=100):
+    hits = cat.search("x OR y OR z OR w OR hook OR no", limit=100)
+    for hit in hits:
         assert hit.onCurrentBranch == (hit.entryId in on_path), hit
+    if case in ("path-extended", "branch-switch-appended", "repeated-id-moves-the-path"):
+        assert {h.onCurrentBranch for h in hits} == ({True} if case == "path-extended" else {True, False})
 
 
 def test_a_partial_last_line_is_held_back_until_complete(cat: Catalogue, tmp_path: Path) -> None:
@@ -762,6 +781,89 @@ def test_ranking_more_matches_first_then_newest_first(cat: Catalogue, tmp_path: 
     assert hits[0].rank == hits[1].rank == hits[2].rank
 
 
+def _count(cat: Catalogue, table: str) -> int:
+    conn = sqlite3.connect(cat.path)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_a_text_held_by_many_entries_is_indexed_once_and_found_in_each(
+    cat: Catalogue, tmp_path: Path
+) -> None:
+    root = tmp_path / "r"
+    shared = "quokka output printed by every copy"
+    for name, sid in (("a", "sid-a"), ("b", "sid-b")):
+        write_session(
+            root / f"{name}.jsonl",
+            header(sid, "/r"),
+            [
+                user(f"{name}1", None, shared, T0),
+                tool_result(f"{name}2", f"{name}1", "bash", shared, T0 + 1000),
+                user(f"{name}3", f"{name}2", f"only in {name} wombat{name}", T0 + 2000),
+            ],
+        )
+    cat.refresh([root])
+    assert _count(cat, "texts") == 3  # the shared text once, and one text of each file's own
+    assert _count(cat, "docs") == 6
+    assert ids(cat.search("quokka")) == {"a1", "a2", "b1", "b2"}
+    assert ids(cat.search("quokka", role="toolResult")) == {"a2", "b2"}
+    assert ids(cat.search("wombatb")) == {"b3"}
+    hits = cat.search('"every copy"')
+    assert {(Path(h.path).name, h.entryId) for h in hits} == {
+        ("a.jsonl", "a1"),
+        ("a.jsonl", "a2"),
+        ("b.jsonl", "b1"),
+        ("b.jsonl", "b2"),
+    }
+    assert all(plain(h.snippet) == shared and h.snippet != shared for h in hits)  # marked
+
+    (root / "a.jsonl").unlink()  # the text stays findable through the file still holding it
+    cat.refresh([root])
+    assert ids(cat.search("quokka")) == {"b1", "b2"}
+    assert ids(cat.search("wombata")) == set()
+    write_session(root / "c.jsonl", header("sid-c", "/r"), [user("c1", None, shared, T0)])
+    cat.refresh([root])  # a new file holding a text indexed before reuses its row
+    assert _count(cat, "texts") == 3
+    assert ids(cat.search("quokka")) == {"b1", "b2", "c1"}
+    # A second catalogue pass with a fresh memory finds the existing rows in the database.
+    again = Catalogue(cat.folder)
+    write_session(root / "d.jsonl", header("sid-d", "/r"), [user("d1", None, shared, T0)])
+    again.refresh([root])
+    assert _count(cat, "texts") == 3
+    assert ids(again.search("quokka")) == {"b1", "b2", "c1", "d1"}
+    again.close()
+
+
+def test_a_write_that_fails_midway_leaves_no_text_half_indexed(
+    cat: Catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "r"
+    write_session(root / "a.jsonl", header("sid-a", "/r"), [user("a1", None, "numbat first", T0)])
+    write_session(root / "b.jsonl", header("sid-b", "/r"), [user("b1", None, "numbat second", T0)])
+    os.utime(root / "b.jsonl", (1_700_000_000, 1_700_000_000))  # older: read second
+    real = catalogue_module._insert_overrides
+    calls = []
+
+    def failing(conn: sqlite3.Connection, file_id: int, overrides: dict) -> None:
+        calls.append(file_id)
+        if len(calls) == 2:  # the second file, after its texts went in, inside the same batch
+            raise sqlite3.OperationalError("disk I/O error")
+        real(conn, file_id, overrides)
+
+    monkeypatch.setattr(catalogue_module, "_insert_overrides", failing)
+    monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 60.0)  # both files in one batch
+    with pytest.raises(CatalogueError):
+        cat.refresh([root])
+    assert by_path(cat) == {}  # the open batch was rolled back with it: nothing half written
+    assert _count(cat, "texts") == 0
+    monkeypatch.setattr(catalogue_module, "_insert_overrides", real)
+    cat.refresh([root])
+    assert ids(cat.search("numbat")) == {"a1", "b1"}
+    assert_summaries_fresh(cat, [root / "a.jsonl", root / "b.jsonl"])
+
+
 @pytest.mark.parametrize(
     "query", ['"unbalanced', "AND", "foo:bar", "(", "NOT", "OR", "cache AND", "*", "NEAR(", ")", "a.b", "x-y"]
 )
@@ -1001,7 +1103,12 @@ def test_text_with_lone_surrogates_is_catalogued(cat: Catalogue, tmp_path: Path)
     cold.close()
 
 
-def test_two_catalogues_on_one_folder_do_not_double_count(tmp_path: Path) -> None:
+def test_two_catalogues_on_one_folder_do_not_double_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A commit after every file, so the other catalogue can write in between (a real other
+    # process would wait for the batch to commit).
+    monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)
     root = tmp_path / "s"
     grown = copy_file(LINEAR, root / "grown.jsonl")
     copy_file(BRANCHES, root / "first.jsonl")
