@@ -33,14 +33,13 @@ Design notes:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,8 @@ from typing import NamedTuple
 
 import orjson
 
+from core.catalogue_pool import Readers, jobs_of, reader_count
+from core.catalogue_read import FILE_COLUMNS, WholeRead, doc_rows, entry_rows, guards, json_text, read_whole
 from core.diagnostics import KINDS, Severity
 from core.discovery import default_roots, stat_session_files
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
@@ -56,12 +57,11 @@ from core.jsonl import decode_line
 from core.search_text import clean_text, entry_doc
 from core.session import Session, usage_totals
 from core.snippets import OPERATORS, make_snippet, mark_spans, query_terms
-from core.summary import SessionSummary, summarize
+from core.summary import SessionSummary
 from core.timefmt import iso_from_ms, js_date_ms
 from core.tree import SessionTree
 
 SCHEMA_VERSION = 4
-_GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
 # that nobody created it meanwhile (``executescript`` would commit that transaction first).
@@ -382,9 +382,13 @@ class Catalogue:
             # Newest first, so a list can show recent sessions while older ones are still read.
             work.sort(key=lambda item: item[1].st_mtime_ns, reverse=True)
             batch = _Batch(conn)
+            workers = reader_count(sum(item[4] for item in work if not item[3]))
+            readers = Readers(list(jobs_of(work)), workers) if workers else None
             try:
-                self._read_files(batch, work, stats, progress, cancel)
+                self._read_files(batch, work, stats, progress, cancel, readers)
             finally:
+                if readers is not None:
+                    readers.close()
                 batch.abort()  # an error escaped: what the open batch wrote is undone
         stats.seconds = time.perf_counter() - started
         return stats
@@ -396,8 +400,13 @@ class Catalogue:
         stats: RefreshStats,
         progress: ProgressCallback | None,
         cancel: threading.Event | None,
+        readers: Readers | None,
     ) -> None:
-        """Bring each file of ``work`` up to date, newest first, through ``batch``."""
+        """Bring each file of ``work`` up to date, newest first, through ``batch``.
+
+        Files read whole come from ``readers`` when there are workers; appends are read here,
+        since they depend on what the catalogue holds.
+        """
         bytes_total = sum(item[4] for item in work)
         bytes_done = 0
         for done, (path, st, row, resume, size) in enumerate(work, start=1):
@@ -408,6 +417,18 @@ class Catalogue:
                 if resume and row is not None:
                     self._append_file(batch, path, st, row)
                     stats.files_appended += 1
+                elif readers is not None:
+                    try:
+                        read = readers.take(path)
+                    except BrokenProcessPool:  # a worker died (killed, out of memory): go on here
+                        readers.close()
+                        readers = None
+                        read = read_whole(path, st)
+                    try:
+                        self._write_whole(batch, read)
+                    except _MissingText:
+                        self._index_file(batch, path, st)
+                    stats.files_indexed += 1
                 else:
                     self._index_file(batch, path, st)
                     stats.files_indexed += 1
@@ -428,68 +449,24 @@ class Catalogue:
 
     def _index_file(self, batch: _Batch, path: str, st: os.stat_result) -> None:
         """Read one file whole and replace whatever the catalogue held for it."""
-        docs: list[tuple[Entry, object]] = []
+        self._write_whole(batch, read_whole(path, st))
 
-        def observe(entry: Entry, obj: dict) -> None:
-            doc = entry_doc(entry, obj)
-            if doc is not None:
-                docs.append((entry, doc))
-
-        session = Session(path, checksum=False, observer=observe)
-        summary = summarize(session, st.st_mtime_ns / 1e6)
-        diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
-        head, tail = _guards(path, session.size)
+    def _write_whole(self, batch: _Batch, read: WholeRead) -> None:
+        """Replace whatever the catalogue held for a file with a whole read of it."""
         with batch.file() as conn:
             # By path, inside the write lock: another process may have catalogued it meanwhile.
-            for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchall():
+            for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (read.path,)).fetchall():
                 _delete_file_rows(conn, old_id)
             file_id = conn.execute(
                 "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
                 " VALUES (?, 0, 0, 0, x'', x'')",
-                (path,),
+                (read.path,),
             ).lastrowid
-            _insert_entries(conn, file_id, session.entries)
-            _insert_overrides(conn, file_id, session.usage_overrides)
-            _insert_docs(conn, file_id, docs, batch.indexed, _entry_path(session.by_id, session.leaf_id))
-            conn.execute(
-                "UPDATE files SET dev=?, ino=?, size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?,"
-                " unterminated=?, head=?, tail=?, header=?, version=?, session_id=?, cwd=?, name=?,"
-                " parent_session=?, created_ms=?, modified_ms=?, last_activity_ms=?, message_count=?,"
-                " first_message=?, entry_count=?, models=?, total_tokens=?, cost=?, leaf_id=?, last_stop=?,"
-                " problems=?, diagnostics=? WHERE id=?",
-                (
-                    st.st_dev,
-                    st.st_ino,
-                    st.st_size,
-                    st.st_mtime_ns,
-                    st.st_mtime_ns / 1e6,
-                    session.size,
-                    session.line_count,
-                    0 if session.ends_with_newline else 1,
-                    head,
-                    tail,
-                    _json(session.header) if session.header is not None else None,
-                    session.version,
-                    clean_text(summary.id),
-                    clean_text(summary.cwd),
-                    clean_text(summary.name),
-                    clean_text(summary.parentSessionPath),
-                    session.created_ms,
-                    js_date_ms(summary.modified),
-                    session.last_activity_ms,
-                    summary.messageCount,
-                    clean_text(session.first_message),
-                    summary.entryCount,
-                    _json(summary.models),
-                    summary.totalTokens,
-                    summary.cost,
-                    clean_text(summary.leafId),
-                    clean_text(summary.lastStopReason),
-                    summary.problems,
-                    _json(diagnostics),
-                    file_id,
-                ),
-            )
+            _insert_entries(conn, file_id, read.entries)
+            _insert_overrides(conn, file_id, read.overrides)
+            _insert_docs(conn, file_id, read.docs, read.texts, batch.indexed)
+            assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
+            conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
 
     def _append_file(self, batch: _Batch, path: str, st: os.stat_result, row: _Known) -> None:
         """Read only what was appended to one file since the last pass, and update its summary."""
@@ -505,7 +482,7 @@ class Catalogue:
         part = Session.resume(
             path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id
         )
-        head, tail = _guards(path, part.size)
+        head, tail = guards(path, part.size)
         with batch.file() as conn:
             old = conn.execute(
                 "SELECT read_end, line_no, size, mtime_ns, message_count, first_message, last_activity_ms,"
@@ -536,12 +513,13 @@ class Catalogue:
                 for d in part.diagnostics
                 if d.line > row.line_no and d.kind not in _TREE_KINDS
             ]
-            _insert_entries(conn, file_id, part.entries)
-            _insert_overrides(conn, file_id, part.usage_overrides)
+            _insert_entries(conn, file_id, entry_rows(part.entries))
+            overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
+            _insert_overrides(conn, file_id, overrides)
             leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
             # Usually the new leaf continues from the old one: the path grows by appended entries.
             grown = _appended_path(part.entries, leaf, old_leaf)
-            _insert_docs(conn, file_id, docs, batch.indexed, grown or frozenset())
+            _insert_docs(conn, file_id, *doc_rows(docs, grown or frozenset()), batch.indexed)
             scan = None
             if not tree_notes:
                 scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
@@ -575,7 +553,7 @@ class Catalogue:
                     first_message or clean_text(part.first_message),
                     last_activity,
                     _modified(last_activity, created, st.st_mtime_ns / 1e6),
-                    _json(models),
+                    json_text(models),
                     clean_text(part.name) if part.name_seen else name,
                     entry_count + len(part.entries),
                     leaf,
@@ -583,7 +561,7 @@ class Catalogue:
                     round(scan.cost, 10),
                     scan.last_stop,
                     sum(1 for d in diagnostics if _is_problem(d[1])),
-                    _json(diagnostics),
+                    json_text(diagnostics),
                     file_id,
                 ),
             )
@@ -869,16 +847,6 @@ class _Batch:
             self.conn.execute("ROLLBACK")
 
 
-def _guards(path: str, read_end: int) -> tuple[bytes, bytes]:
-    """The first bytes of the file and the last bytes before ``read_end``: what a later pass compares."""
-    with open(path, "rb") as handle:
-        head = handle.read(min(_GUARD, read_end))
-        start = max(0, read_end - _GUARD)
-        handle.seek(start)
-        tail = handle.read(read_end - start)
-    return head, tail
-
-
 def _can_resume(path: str, st: os.stat_result, row: _Known) -> bool:
     """True when the file only grew since the last pass: same inode, not smaller, bytes read unchanged."""
     if (row.dev, row.ino) != (st.st_dev, st.st_ino) or st.st_size < row.read_end:
@@ -890,7 +858,7 @@ def _can_resume(path: str, st: os.stat_result, row: _Known) -> bool:
         # line reads, so read the file again whole (rare: the reference always ends lines).
         return False
     try:
-        head, tail = _guards(path, row.read_end)
+        head, tail = guards(path, row.read_end)
     except OSError:
         return False
     return head == row.head and tail == row.tail
@@ -904,21 +872,19 @@ def _delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
-def _insert_entries(conn: sqlite3.Connection, file_id: int, entries: Sequence[Entry]) -> None:
-    rows = []
-    for entry in entries:
-        tokens = cost = stop = None
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            tokens, cost, stop = entry.info
-            stop = stop if isinstance(stop, str) else None
-        rows.append((file_id, entry.line, entry.id, entry.parent_id, tokens, cost, stop))
-    _insert_rows(conn, "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+def _insert_entries(conn: sqlite3.Connection, file_id: int, rows: list[tuple]) -> None:
+    """Insert :func:`core.catalogue_read.entry_rows` of a file."""
+    _insert_rows(
+        conn, "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *r) for r in rows]
+    )
 
 
-def _insert_overrides(conn: sqlite3.Connection, file_id: int, overrides: dict[str, dict]) -> None:
-    if overrides:
-        rows = [(file_id, target, *usage_totals(usage)) for target, usage in overrides.items()]
-        _insert_rows(conn, "INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)", rows)
+def _insert_overrides(conn: sqlite3.Connection, file_id: int, rows: list[tuple]) -> None:
+    """Insert ``(target, tokens, cost)`` rows of a file's ``child_usage_attributed`` results."""
+    if rows:
+        _insert_rows(
+            conn, "INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)", [(file_id, *r) for r in rows]
+        )
 
 
 def _insert_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
@@ -1085,16 +1051,6 @@ def _scan_entries(
     return _Scan(tokens, cost, last_stop, notes, tree_notes)
 
 
-def text_key(text: str) -> int:
-    """The key of a text in ``texts``: its SHA-1's first 64 bits as a signed integer.
-
-    SHA-1 because OpenSSL computes it at about 1 GB/s, faster than blake2b or md5 here; nothing
-    depends on it resisting attack, only on distinct texts rarely sharing 64 bits.
-    """
-    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
-    return int.from_bytes(digest[:8], "little", signed=True)
-
-
 _REMEMBERED_TEXTS = 500_000  # about 60 MB of keys in a refresh pass's memory
 _LOOKUP_CHUNK = 500  # keys per "key IN (...)" query, well under SQLite's limit of bound variables
 
@@ -1165,67 +1121,50 @@ def _ranked_texts(conn: sqlite3.Connection, query: str, depth: int) -> list[tupl
     ).fetchall()
 
 
+class _MissingText(Exception):
+    """A worker left out a text it had handed over, but the catalogue has no row for it.
+
+    It happens only when rows written from an earlier hand-over were rolled back; the file is then
+    read again in this process, with every text.
+    """
+
+
 def _insert_docs(
-    conn: sqlite3.Connection,
-    file_id: int,
-    docs: list[tuple[Entry, object]],
-    indexed: dict[int, int],
-    on_path: Set[str],
+    conn: sqlite3.Connection, file_id: int, rows: list[tuple], texts: dict[int, str], indexed: dict[int, int]
 ) -> None:
-    """Insert one file's doc rows, and the FTS rows of the texts not indexed before.
+    """Insert a file's :func:`core.catalogue_read.doc_rows`, and FTS rows for texts not indexed before.
 
     ``indexed`` maps text keys known to be in ``texts`` to their FTS rowid (see :class:`_Batch`);
-    the keys this file found or added are put in it. ``on_path``: the ids on the path to the leaf.
+    the keys this file found or added are put in it.
+
+    Raises:
+        _MissingText: a new text is not in ``texts``.
     """
-    if not docs:
+    if not rows:
         return
-    keys = [text_key(doc.text) for _entry, doc in docs]  # type: ignore[attr-defined]
-    unknown = list({key for key in keys if key not in indexed})
+    unknown = list({row[7] for row in rows if row[7] not in indexed})
     for start in range(0, len(unknown), _LOOKUP_CHUNK):
         chunk = unknown[start : start + _LOOKUP_CHUNK]
         marks = ",".join("?" * len(chunk))
         indexed.update(conn.execute(f"SELECT key, id FROM texts WHERE key IN ({marks})", chunk).fetchall())
-    new: dict[int, str] = {}
-    for (_entry, doc), key in zip(docs, keys, strict=True):
-        if key not in indexed and key not in new:
-            new[key] = doc.text  # type: ignore[attr-defined]
+    new = [key for key in unknown if key not in indexed]
     if new:
+        if any(key not in texts for key in new):
+            raise _MissingText
         # Explicit ids (inside this write transaction nobody else can take them) spare a round
         # trip per row; AUTOINCREMENT keeps the ids of left-behind FTS rows from being reused.
         seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'texts'").fetchone()
         first = (seq[0] if seq else 0) + 1
-        rows = [(first + i, key) for i, key in enumerate(new)]
-        conn.executemany("INSERT INTO texts(id, key) VALUES (?, ?)", rows)
-        conn.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(i, new[key]) for i, key in rows])
-        indexed.update((key, i) for i, key in rows)
+        ids = [(first + i, key) for i, key in enumerate(new)]
+        conn.executemany("INSERT INTO texts(id, key) VALUES (?, ?)", ids)
+        conn.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(i, texts[key]) for i, key in ids])
+        indexed.update((key, i) for i, key in ids)
     _insert_rows(
         conn,
         "INSERT INTO docs(file_id, entry_id, role, tools, model, ts_ms, offset, length, text_id, on_path)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                file_id,
-                entry.id,
-                doc.role,
-                doc.tools,
-                doc.model,
-                doc.ts_ms,
-                entry.offset,
-                entry.length,
-                indexed[key],
-                entry.id in on_path,
-            )  # type: ignore[attr-defined]
-            for (entry, doc), key in zip(docs, keys, strict=True)
-        ],
+        [(file_id, *row[:7], indexed[row[7]], row[8]) for row in rows],
     )
-
-
-def _json(value: object) -> str:
-    """JSON text SQLite can store (lone surrogates, which JSON.parse accepts, become U+FFFD)."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return clean_text(json.dumps(value, ensure_ascii=False))
 
 
 def _modified(last_activity: float | None, created: float | None, mtime_ms: float) -> float:
@@ -1243,19 +1182,6 @@ def _walk_up(parents: dict[str, str | None], leaf: str | None) -> Iterator[str]:
         seen.add(current)
         yield current
         current = parents[current]
-
-
-def _entry_path(by_id: Mapping[str, Entry], leaf: str | None) -> set[str]:
-    """Ids from ``leaf`` up to its root, over a session's entries (stops at a missing parent or a repeat)."""
-    path: set[str] = set()
-    current = leaf
-    while current is not None and current not in path:
-        entry = by_id.get(current)
-        if entry is None:
-            break
-        path.add(current)
-        current = entry.parent_id
-    return path
 
 
 def _appended_path(entries: Sequence[Entry], leaf: str | None, old_leaf: str | None) -> set[str] | None:

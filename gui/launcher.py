@@ -6,6 +6,7 @@ command keeps starting fast and works where Qt is not available.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
@@ -39,6 +40,9 @@ def wants_window(argv: Sequence[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Open the window (no arguments, a folder or a ``.jsonl`` file) or run a CLI command."""
+    # In the frozen bundle, a catalogue reader process (core.catalogue_pool) starts this same
+    # binary; PyInstaller's freeze_support turns it into the worker and never returns there.
+    multiprocessing.freeze_support()
     args = list(sys.argv[1:] if argv is None else argv)
     if wants_window(args):
         from gui.app import main as app_main

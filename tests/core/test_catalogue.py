@@ -864,6 +864,72 @@ def test_a_write_that_fails_midway_leaves_no_text_half_indexed(
     assert_summaries_fresh(cat, [root / "a.jsonl", root / "b.jsonl"])
 
 
+def _everything(cat: Catalogue, roots: list[Path]) -> tuple:
+    """What a catalogue gives: summaries, diagnostics and the hits of a few searches."""
+    hits = {
+        query: sorted(tuple(sorted(h.to_json().items())) for h in cat.search(query, limit=1000))
+        for query in ("cach*", "redis", "pipeline OR parquet", "the", '"do it myself"')
+    }
+    paths = sorted(by_path(cat, roots))
+    return by_path(cat, roots), {p: cat.diagnostics(p) for p in paths}, hits
+
+
+def test_reader_processes_give_the_same_catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    roots = copy_roots(tmp_path / "s")
+    alone = Catalogue(tmp_path / "alone")
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+    alone.refresh(roots)
+    pooled = Catalogue(tmp_path / "pooled")
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "2")  # real spawned workers, whatever the sizes
+    stats = pooled.refresh(roots)
+    assert stats.files_indexed == len(ALL_FILES) and not stats.errors
+    assert _everything(pooled, roots) == _everything(alone, roots)
+    for catalogue in (alone, pooled):
+        catalogue.close()
+
+
+class _FakeReaders:
+    """Stands in for core.catalogue_pool.Readers, in process, to reach its rare outcomes."""
+
+    def __init__(self, jobs: list, workers: int, *, handed_all: bool = False, broken: bool = False) -> None:
+        self.jobs = dict(jobs)
+        self.handed_all = handed_all
+        self.broken = broken
+
+    def take(self, path: str):
+        if self.broken:
+            from concurrent.futures.process import BrokenProcessPool
+
+            raise BrokenProcessPool("a worker died")
+        read = catalogue_module.read_whole(path, self.jobs[path])
+        if self.handed_all:
+            read.texts = {}  # as if this worker had handed every text over in a rolled-back batch
+        return read
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("outcome", ["handed_all", "broken"])
+def test_a_missing_text_or_a_dead_worker_means_reading_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outcome: str
+) -> None:
+    roots = copy_roots(tmp_path / "s")
+    alone = Catalogue(tmp_path / "alone")
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+    alone.refresh(roots)
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "1")
+    monkeypatch.setattr(
+        catalogue_module, "Readers", lambda jobs, workers: _FakeReaders(jobs, workers, **{outcome: True})
+    )
+    other = Catalogue(tmp_path / "other")
+    stats = other.refresh(roots)
+    assert stats.files_indexed == len(ALL_FILES) and not stats.errors
+    assert _everything(other, roots) == _everything(alone, roots)
+    for catalogue in (alone, other):
+        catalogue.close()
+
+
 @pytest.mark.parametrize(
     "query", ['"unbalanced', "AND", "foo:bar", "(", "NOT", "OR", "cache AND", "*", "NEAR(", ")", "a.b", "x-y"]
 )

@@ -1,0 +1,114 @@
+"""Whole reads of session files in worker processes, for big catalogue passes.
+
+Parsing is pure Python and holds the GIL, so threads cannot overlap it with the catalogue's
+writing; processes can. A pass with a lot to read whole (a cold build) hands the reads to a few
+workers, which run ahead of the writer by a small window, and takes the results in the order it
+asked for them (newest first). Small passes read in process: starting a worker costs about
+0.1 s.
+
+Workers are started with ``spawn``, never ``fork``: the desktop app calls the catalogue from a
+worker thread, and forking a process with threads can copy a held lock. A frozen app must call
+``multiprocessing.freeze_support()`` first thing (``gui.launcher`` and ``core.cli`` do).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from core.catalogue_read import WholeRead, read_whole
+
+# A pass reads in worker processes when it has at least this much to read whole.
+POOL_MIN_BYTES = 64 * 1024 * 1024
+# Reads queued ahead of the writer, per worker and in bytes of session files: enough that a big
+# file at the head of the queue does not leave the workers idle, few enough to bound memory.
+_AHEAD = 24
+_AHEAD_BYTES = 96 * 1024 * 1024
+_HANDED_LIMIT = 500_000  # keys a worker remembers having handed over (about 40 MB)
+
+# In a worker: keys of the texts this process handed over already (see WholeRead.texts).
+_handed: set[int] = set()
+
+
+def reader_count(bytes_to_read: int) -> int:
+    """How many worker processes a pass with ``bytes_to_read`` to read whole should use (0: none).
+
+    ``PRIME_SESSIONS_READERS`` overrides it (0 turns workers off; tests use it to force them).
+    """
+    override = os.environ.get("PRIME_SESSIONS_READERS")
+    if override is not None:
+        try:
+            return max(0, int(override))
+        except ValueError:
+            pass
+    if bytes_to_read < POOL_MIN_BYTES:
+        return 0
+    # One processor stays with the writer, whose SQLite inserts are the other half of the work:
+    # on two processors, two workers measured slower than one.
+    return min(4, (os.cpu_count() or 1) - 1)
+
+
+def _read(path: str, st: os.stat_result) -> WholeRead:
+    if len(_handed) > _HANDED_LIMIT:
+        _handed.clear()  # texts are handed over again: more to pickle, never wrong
+    return read_whole(path, st, _handed)
+
+
+class Readers:
+    """Reads files whole in worker processes, a few ahead of the caller, in the order given.
+
+    ``take(path)`` returns the read of the next file in that order (or raises what reading it
+    raised). Close it (or use it as a context manager) to stop the workers; unread results are
+    dropped.
+    """
+
+    def __init__(self, jobs: list[tuple[str, os.stat_result]], workers: int) -> None:
+        self._jobs = iter(jobs)
+        self._pending: deque[tuple[str, int, Future[WholeRead]]] = deque()
+        self._queued_bytes = 0
+        self._window = workers * (1 + _AHEAD)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self._pending) < self._window and (not self._pending or self._queued_bytes < _AHEAD_BYTES):
+            job = next(self._jobs, None)
+            if job is None:
+                return
+            path, st = job
+            self._pending.append((path, st.st_size, self._pool.submit(_read, path, st)))
+            self._queued_bytes += st.st_size
+
+    def take(self, path: str) -> WholeRead:
+        """The read of ``path``, which must be the next file of the jobs.
+
+        Raises:
+            SessionReadError, OSError, UnicodeError: reading the file failed.
+            concurrent.futures.process.BrokenProcessPool: a worker died (killed, out of memory).
+        """
+        expected, size, future = self._pending.popleft()
+        if expected != path:
+            raise ValueError(f"asked for {path}, next is {expected}")
+        self._queued_bytes -= size
+        self._fill()
+        return future.result()
+
+    def close(self) -> None:
+        """Stop the workers without waiting for reads still queued."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> Readers:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def jobs_of(work: list[tuple]) -> Iterator[tuple[str, os.stat_result]]:
+    """The ``(path, stat)`` of the whole reads among a pass's work items ``(path, st, row, resume, size)``."""
+    for path, st, _row, resume, _size in work:
+        if not resume:
+            yield path, st
