@@ -18,11 +18,11 @@ Design notes:
 * Text is stored once however many entries hold it (content addressing): forks and clones copy
   their parent's entries, and the same file is read or the same output printed again and again.
   Each distinct text gets one FTS row; ``texts`` maps its key (64 bits of its SHA-1) to that
-  rowid, and ``docs`` has one row per entry pointing at it. Tokenizing is most of the cost of a
-  cold build, and search scores each distinct text once. Two different texts sharing 64 bits
+  rowid, and each searchable entry's row in ``entries`` points at it. Tokenizing is most of the
+  cost of a cold build, and search scores each distinct text once. Two different texts sharing 64 bits
   (odds about 3 in 10^8 among a million texts) would make the second unfindable; nothing worse.
 * A contentless table cannot delete rows without their text, so the text rows of a re-indexed or
-  deleted file stay behind; every query joins on ``docs``, so they never show, and a file that is
+  deleted file stay behind; every query joins on ``entries``, so they never show, and a file that is
   read again finds its texts already there.
 * One connection per thread, reused (SQLite connections must not cross threads); WAL mode so the
   list can be read while a refresh writes.
@@ -48,20 +48,20 @@ from typing import NamedTuple
 import orjson
 
 from core.catalogue_pool import Readers, jobs_of, reader_count
-from core.catalogue_read import FILE_COLUMNS, WholeRead, doc_rows, entry_rows, guards, json_text, read_whole
+from core.catalogue_read import FILE_COLUMNS, WholeRead, entry_rows, guards, json_text, read_whole
 from core.diagnostics import KINDS, Severity
 from core.discovery import default_roots, stat_session_files
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.errors import PrimeSessionsError, SessionReadError
 from core.jsonl import decode_line
-from core.search_text import clean_text, entry_doc
+from core.search_text import Doc, clean_text, entry_doc
 from core.session import Session, usage_totals
 from core.snippets import OPERATORS, make_snippet, mark_spans, query_terms
 from core.summary import SessionSummary
 from core.timefmt import iso_from_ms, js_date_ms
 from core.tree import SessionTree
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
 # that nobody created it meanwhile (``executescript`` would commit that transaction first).
@@ -81,29 +81,25 @@ _SCHEMA = (
     )""",
     "CREATE INDEX files_modified ON files(modified_ms DESC)",
     # One row per line, duplicates included. tokens is NULL except for assistant messages; tokens and
-    # cost have no declared type so integers stay integers, as summarize() adds them.
+    # cost have no declared type so integers stay integers, as summarize() adds them. The search
+    # columns (role to on_path) are NULL for entries with nothing to search: text_id is the rowid
+    # of the entry's text in fts (and texts); on_path says the entry lies on the path to the file's
+    # leaf, kept up to date by every pass so a search need not walk each hit's session tree. (One
+    # table rather than a docs table beside it: a cold build inserts half as many rows.)
     """CREATE TABLE entries(
         file_id INTEGER NOT NULL, line INTEGER NOT NULL, entry_id TEXT NOT NULL, parent_id TEXT,
         tokens, cost, stop TEXT,
+        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER,
+        text_id INTEGER, on_path INTEGER,
         PRIMARY KEY(file_id, line)
     ) WITHOUT ROWID""",
     "CREATE INDEX entries_id ON entries(file_id, entry_id)",
+    "CREATE INDEX entries_text ON entries(text_id) WHERE text_id IS NOT NULL",
     # child_usage_attributed: the latest aggregate usage per target entry, as (tokens, cost).
     """CREATE TABLE overrides(
         file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
         PRIMARY KEY(file_id, target)
     ) WITHOUT ROWID""",
-    # One row per searchable entry; text_id is the rowid of its text in fts (and texts).
-    """CREATE TABLE docs(
-        id INTEGER PRIMARY KEY,
-        file_id INTEGER NOT NULL, entry_id TEXT NOT NULL,
-        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER,
-        text_id INTEGER NOT NULL, on_path INTEGER NOT NULL
-    )""",
-    "CREATE INDEX docs_file ON docs(file_id)",
-    "CREATE INDEX docs_text ON docs(text_id)",
-    # on_path: the entry lies on the path to the file's leaf (kept up to date by every pass, so a
-    # search need not walk 50 session trees to say which hits are on an abandoned branch).
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
@@ -281,9 +277,8 @@ class Catalogue:
             if version != SCHEMA_VERSION:
                 raise _StaleSchema(f"schema version {version}, expected {SCHEMA_VERSION}")
             conn.execute(f"SELECT {_KNOWN_COLUMNS} FROM files LIMIT 1").fetchall()
-            conn.execute("SELECT line, tokens FROM entries LIMIT 1").fetchall()
+            conn.execute("SELECT line, tokens, text_id, on_path FROM entries LIMIT 1").fetchall()
             conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
-            conn.execute("SELECT id, offset, text_id, on_path FROM docs LIMIT 1").fetchall()
             conn.execute("SELECT id, key FROM texts LIMIT 1").fetchall()
             conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
         except BaseException:
@@ -462,21 +457,20 @@ class Catalogue:
                 " VALUES (?, 0, 0, 0, x'', x'')",
                 (read.path,),
             ).lastrowid
-            _insert_entries(conn, file_id, read.entries)
+            _insert_entries(conn, file_id, read.entries, read.texts, batch.indexed)
             _insert_overrides(conn, file_id, read.overrides)
-            _insert_docs(conn, file_id, read.docs, read.texts, batch.indexed)
             assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
             conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
 
     def _append_file(self, batch: _Batch, path: str, st: os.stat_result, row: _Known) -> None:
         """Read only what was appended to one file since the last pass, and update its summary."""
         file_id = row.id
-        docs: list[tuple[Entry, object]] = []
+        docs: dict[int, Doc] = {}  # by line
 
         def observe(entry: Entry, obj: dict) -> None:
             doc = entry_doc(entry, obj)
             if doc is not None:
-                docs.append((entry, doc))
+                docs[entry.line] = doc
 
         header = orjson.loads(row.header or "{}")
         part = Session.resume(
@@ -513,13 +507,14 @@ class Catalogue:
                 for d in part.diagnostics
                 if d.line > row.line_no and d.kind not in _TREE_KINDS
             ]
-            _insert_entries(conn, file_id, entry_rows(part.entries))
-            overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
-            _insert_overrides(conn, file_id, overrides)
             leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
             # Usually the new leaf continues from the old one: the path grows by appended entries.
             grown = _appended_path(part.entries, leaf, old_leaf)
-            _insert_docs(conn, file_id, *doc_rows(docs, grown or frozenset()), batch.indexed)
+            _insert_entries(
+                conn, file_id, *entry_rows(part.entries, docs, grown or frozenset()), batch.indexed
+            )
+            overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
+            _insert_overrides(conn, file_id, overrides)
             scan = None
             if not tree_notes:
                 scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
@@ -865,18 +860,10 @@ def _can_resume(path: str, st: os.stat_result, row: _Known) -> bool:
 
 
 def _delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
-    # FTS rows of a contentless table stay behind; without their docs row no query returns them.
-    conn.execute("DELETE FROM docs WHERE file_id = ?", (file_id,))
+    # FTS rows of a contentless table stay behind; without an entries row no query returns them.
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
-
-
-def _insert_entries(conn: sqlite3.Connection, file_id: int, rows: list[tuple]) -> None:
-    """Insert :func:`core.catalogue_read.entry_rows` of a file."""
-    _insert_rows(
-        conn, "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *r) for r in rows]
-    )
 
 
 def _insert_overrides(conn: sqlite3.Connection, file_id: int, rows: list[tuple]) -> None:
@@ -1056,7 +1043,7 @@ _LOOKUP_CHUNK = 500  # keys per "key IN (...)" query, well under SQLite's limit 
 
 
 _FIRST_TEXTS = 256  # best-ranked texts fetched first; most searches need no more
-_FIRST_GROUP = 8  # texts whose docs are fetched first; the groups grow fourfold
+_FIRST_GROUP = 8  # texts whose entries are fetched first; the groups grow fourfold
 _DOC_COLUMNS = (
     "d.file_id, d.entry_id, d.role, d.tools, d.model, d.ts_ms, d.offset, d.length,"
     " f.path, f.session_id, f.cwd, f.name, d.on_path"
@@ -1066,13 +1053,13 @@ _DOC_COLUMNS = (
 def _ranked_docs(
     conn: sqlite3.Connection, query: str, where: str, params: list[object], limit: int
 ) -> list[tuple]:
-    """The best ``limit`` doc rows (:data:`_DOC_COLUMNS` plus the score) for an FTS5 query.
+    """The best ``limit`` searchable entries (:data:`_DOC_COLUMNS` plus the score) for an FTS5 query.
 
-    Texts are ranked by bm25, and the docs of the best ones are fetched (and filtered by ``where``
-    over ``d`` and ``f``) a growing group of texts at a time, until ``limit`` docs are found and
-    the next text scores worse than the last of them. A text often stands for hundreds of entries,
-    so joining every match before sorting cost 0.1 s for words in every session. Docs of one text
-    share its score and come newest first.
+    Texts are ranked by bm25, and the entries holding the best ones are fetched (and filtered by
+    ``where`` over ``d``, the entry, and ``f``, its file) a growing group of texts at a time, until
+    ``limit`` entries are found and the next text scores worse than the last of them. A text often
+    stands for hundreds of entries, so joining every match before sorting cost 0.1 s for words in
+    every session. Entries holding one text share its score and come newest first.
 
     Raises:
         sqlite3.OperationalError: FTS5 rejected the query.
@@ -1097,14 +1084,14 @@ def _ranked_docs(
         done.update(chunk)
         score = dict(ranked[pos - len(chunk) : pos])
         marks = ",".join("?" * len(chunk))
-        for text_id, doc_id, *row in conn.execute(
-            f"SELECT d.text_id, d.id, {_DOC_COLUMNS} FROM docs d JOIN files f ON f.id = d.file_id"
-            f" WHERE d.text_id IN ({marks}) AND {where}",
+        for text_id, line, *row in conn.execute(
+            f"SELECT d.text_id, d.line, {_DOC_COLUMNS} FROM entries d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.text_id IN ({marks}) AND d.text_id IS NOT NULL AND {where}",
             [*chunk, *params],
         ):
             ts = row[5]
             # Best score first, then newest first (no time last), then in catalogue order.
-            key = (score[text_id], ts is None, -(ts or 0.0), doc_id)
+            key = (score[text_id], ts is None, -(ts or 0.0), row[0], line)
             found.append((key, (*row, score[text_id])))
         if len(found) >= limit and pos < len(ranked):
             found.sort(key=lambda item: item[0])
@@ -1129,10 +1116,10 @@ class _MissingText(Exception):
     """
 
 
-def _insert_docs(
+def _insert_entries(
     conn: sqlite3.Connection, file_id: int, rows: list[tuple], texts: dict[int, str], indexed: dict[int, int]
 ) -> None:
-    """Insert a file's :func:`core.catalogue_read.doc_rows`, and FTS rows for texts not indexed before.
+    """Insert :func:`core.catalogue_read.entry_rows` of a file, and FTS rows for texts not indexed before.
 
     ``indexed`` maps text keys known to be in ``texts`` to their FTS rowid (see :class:`_Batch`);
     the keys this file found or added are put in it.
@@ -1140,9 +1127,7 @@ def _insert_docs(
     Raises:
         _MissingText: a new text is not in ``texts``.
     """
-    if not rows:
-        return
-    unknown = list({row[7] for row in rows if row[7] not in indexed})
+    unknown = list({row[12] for row in rows if row[12] is not None and row[12] not in indexed})
     for start in range(0, len(unknown), _LOOKUP_CHUNK):
         chunk = unknown[start : start + _LOOKUP_CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -1161,9 +1146,8 @@ def _insert_docs(
         indexed.update((key, i) for i, key in ids)
     _insert_rows(
         conn,
-        "INSERT INTO docs(file_id, entry_id, role, tools, model, ts_ms, offset, length, text_id, on_path)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(file_id, *row[:7], indexed[row[7]], row[8]) for row in rows],
+        "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, *row[:12], None if row[12] is None else indexed[row[12]], row[13]) for row in rows],
     )
 
 
@@ -1202,16 +1186,17 @@ def _appended_path(entries: Sequence[Entry], leaf: str | None, old_leaf: str | N
 
 
 def _mark_path(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> None:
-    """Set ``docs.on_path`` of every doc of a file from its stored entries."""
+    """Set ``entries.on_path`` of a file's searchable entries from its stored entries."""
     path = _path_ids(conn, file_id, leaf)
     changed = [
-        (not on_path, doc_id)
-        for doc_id, entry_id, on_path in conn.execute(
-            "SELECT id, entry_id, on_path FROM docs WHERE file_id = ?", (file_id,)
+        (not on_path, file_id, line)
+        for line, entry_id, on_path in conn.execute(
+            "SELECT line, entry_id, on_path FROM entries WHERE file_id = ? AND text_id IS NOT NULL",
+            (file_id,),
         )
         if (entry_id in path) != bool(on_path)
     ]
-    conn.executemany("UPDATE docs SET on_path = ? WHERE id = ?", changed)
+    conn.executemany("UPDATE entries SET on_path = ? WHERE file_id = ? AND line = ?", changed)
 
 
 def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[str]:

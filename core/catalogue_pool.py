@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import shutil
+import tempfile
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -51,10 +54,20 @@ def reader_count(bytes_to_read: int) -> int:
     return min(4, (os.cpu_count() or 1) - 1)
 
 
-def _read(path: str, st: os.stat_result) -> WholeRead:
+def _read(path: str, st: os.stat_result, folder: str) -> str:
+    """In a worker: read one file whole; return the name of the file holding the pickled result.
+
+    Results go through a file, not the executor's pipe: the pipe moves 64 KB per read, and each
+    read in the parent waits for the GIL held by the writer thread, which made a worker as slow
+    as the writer. One read of a file in the page cache costs one system call.
+    """
     if len(_handed) > _HANDED_LIMIT:
         _handed.clear()  # texts are handed over again: more to pickle, never wrong
-    return read_whole(path, st, _handed)
+    data = pickle.dumps(read_whole(path, st, _handed), protocol=pickle.HIGHEST_PROTOCOL)
+    fd, name = tempfile.mkstemp(dir=folder, suffix=".pickle")
+    with open(fd, "wb") as handle:
+        handle.write(data)
+    return name
 
 
 class Readers:
@@ -67,9 +80,10 @@ class Readers:
 
     def __init__(self, jobs: list[tuple[str, os.stat_result]], workers: int) -> None:
         self._jobs = iter(jobs)
-        self._pending: deque[tuple[str, int, Future[WholeRead]]] = deque()
+        self._pending: deque[tuple[str, int, Future[str]]] = deque()
         self._queued_bytes = 0
         self._window = workers * (1 + _AHEAD)
+        self._folder = tempfile.mkdtemp(prefix="prime-sessions-reads-")
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         self._fill()
 
@@ -79,7 +93,7 @@ class Readers:
             if job is None:
                 return
             path, st = job
-            self._pending.append((path, st.st_size, self._pool.submit(_read, path, st)))
+            self._pending.append((path, st.st_size, self._pool.submit(_read, path, st, self._folder)))
             self._queued_bytes += st.st_size
 
     def take(self, path: str) -> WholeRead:
@@ -94,11 +108,20 @@ class Readers:
             raise ValueError(f"asked for {path}, next is {expected}")
         self._queued_bytes -= size
         self._fill()
-        return future.result()
+        name = future.result()
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read()
+        finally:
+            os.unlink(name)
+        return pickle.loads(data)
 
     def close(self) -> None:
-        """Stop the workers without waiting for reads still queued."""
+        """Stop the workers without waiting for reads still queued, and remove their results."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        # A worker still writing a result may recreate nothing: its mkstemp fails once the
+        # folder is gone, and that failure only reaches a future nobody reads.
+        shutil.rmtree(self._folder, ignore_errors=True)
 
     def __enter__(self) -> Readers:
         return self

@@ -66,31 +66,37 @@ def entry_path(by_id: Mapping[str, Entry], leaf: str | None) -> set[str]:
     return path
 
 
-def entry_rows(entries: Sequence[Entry]) -> list[tuple]:
-    """``(line, entry_id, parent_id, tokens, cost, stop)`` per entry; usage only for assistant messages."""
+def entry_rows(
+    entries: Sequence[Entry], docs: Mapping[int, Doc], on_path: Set[str]
+) -> tuple[list[tuple], dict[int, str]]:
+    """The catalogue rows of some entries, and the searchable texts by key.
+
+    A row is ``(line, entry_id, parent_id, tokens, cost, stop, role, tools, model, ts_ms, offset,
+    length, key, on_path)``: usage only for assistant messages; the search columns (from role on)
+    only for entries with a doc in ``docs`` (by line), else None. ``on_path``: ids on the path to
+    the leaf.
+    """
     rows = []
+    texts: dict[int, str] = {}
     for entry in entries:
         tokens = cost = stop = None
         if entry.role == "assistant" and isinstance(entry.info, tuple):
             tokens, cost, stop = entry.info
             stop = stop if isinstance(stop, str) else None
-        rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop))
-    return rows
-
-
-def doc_rows(docs: Sequence[tuple[Entry, Doc]], on_path: Set[str]) -> tuple[list[tuple], dict[int, str]]:
-    """The doc rows of some entries and their texts by key.
-
-    Rows are ``(entry_id, role, tools, model, ts_ms, offset, length, key, on_path)``.
-    """
-    rows = []
-    texts: dict[int, str] = {}
-    for entry, doc in docs:
+        doc = docs.get(entry.line)
+        if doc is None:
+            rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop, *_NO_DOC))
+            continue
         key = text_key(doc.text)
         texts[key] = doc.text
         rows.append(
             (
+                entry.line,
                 entry.id,
+                entry.parent_id,
+                tokens,
+                cost,
+                stop,
                 doc.role,
                 doc.tools,
                 doc.model,
@@ -104,6 +110,9 @@ def doc_rows(docs: Sequence[tuple[Entry, Doc]], on_path: Set[str]) -> tuple[list
     return rows, texts
 
 
+_NO_DOC = (None,) * 8
+
+
 @dataclass(slots=True)
 class WholeRead:
     """Everything a whole read of one file puts in the catalogue.
@@ -114,8 +123,7 @@ class WholeRead:
         files: the values of :data:`FILE_COLUMNS`, in order.
         entries: :func:`entry_rows` of every line.
         overrides: ``(target, tokens, cost)`` of each ``child_usage_attributed`` result.
-        docs: :func:`doc_rows` of every searchable entry.
-        texts: key -> text for the docs' texts; a reader in a worker leaves out those it handed
+        texts: key -> text for the entries' texts; a reader in a worker leaves out those it handed
             over before (the catalogue has them), so the same text crosses the pipe once.
     """
 
@@ -124,7 +132,6 @@ class WholeRead:
     files: tuple
     entries: list[tuple]
     overrides: list[tuple]
-    docs: list[tuple]
     texts: dict[int, str]
 
 
@@ -148,18 +155,18 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         SessionReadError: the file cannot be read at all.
         OSError: the guards cannot be read.
     """
-    found: list[tuple[Entry, Doc]] = []
+    docs: dict[int, Doc] = {}  # by line
 
     def observe(entry: Entry, obj: dict) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
-            found.append((entry, doc))
+            docs[entry.line] = doc
 
     session = Session(path, checksum=False, observer=observe)
     summary = summarize(session, st.st_mtime_ns / 1e6)
     diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
     head, tail = guards(path, session.size)
-    docs, texts = doc_rows(found, entry_path(session.by_id, session.leaf_id))
+    entries, texts = entry_rows(session.entries, docs, entry_path(session.by_id, session.leaf_id))
     if handed is not None:
         texts = {key: text for key, text in texts.items() if key not in handed}
         handed.update(texts)
@@ -195,4 +202,4 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         json_text(diagnostics),
     )
     overrides = [(target, *usage_totals(usage)) for target, usage in session.usage_overrides.items()]
-    return WholeRead(path, session.size, files, entry_rows(session.entries), overrides, docs, texts)
+    return WholeRead(path, session.size, files, entries, overrides, texts)
