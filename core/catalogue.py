@@ -39,7 +39,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ from typing import NamedTuple
 
 import orjson
 
-from core.catalogue_pool import Readers, jobs_of, reader_count
+from core.catalogue_pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue_read import FILE_COLUMNS, WholeRead, entry_rows, guards, json_text, read_whole
 from core.diagnostics import KINDS, Severity
 from core.discovery import default_roots, stat_session_files
@@ -415,7 +414,7 @@ class Catalogue:
                 elif readers is not None:
                     try:
                         read = readers.take(path)
-                    except BrokenProcessPool:  # a worker died (killed, out of memory): go on here
+                    except ReaderDied:  # a worker died (killed, out of memory): go on here
                         readers.close()
                         readers = None
                         read = read_whole(path, st)

@@ -13,16 +13,21 @@ worker thread, and forking a process with threads can copy a held lock. A frozen
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import shutil
 import tempfile
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from core.catalogue_read import WholeRead, read_whole
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+# multiprocessing and concurrent.futures are imported when workers start: every CLI command
+# imports the catalogue, and those two cost about 25 ms of a 0.1 s search.
 
 # A pass reads in worker processes when it has at least this much to read whole.
 POOL_MIN_BYTES = 64 * 1024 * 1024
@@ -70,6 +75,10 @@ def _read(path: str, st: os.stat_result, folder: str) -> str:
     return name
 
 
+class ReaderDied(Exception):
+    """A worker process died (killed, out of memory); the caller reads in process instead."""
+
+
 class Readers:
     """Reads files whole in worker processes, a few ahead of the caller, in the order given.
 
@@ -83,6 +92,9 @@ class Readers:
         self._pending: deque[tuple[str, int, Future[str]]] = deque()
         self._queued_bytes = 0
         self._window = workers * (1 + _AHEAD)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._folder = tempfile.mkdtemp(prefix="prime-sessions-reads-")
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         self._fill()
@@ -101,14 +113,19 @@ class Readers:
 
         Raises:
             SessionReadError, OSError, UnicodeError: reading the file failed.
-            concurrent.futures.process.BrokenProcessPool: a worker died (killed, out of memory).
+            ReaderDied: a worker died (killed, out of memory).
         """
+        from concurrent.futures.process import BrokenProcessPool
+
         expected, size, future = self._pending.popleft()
         if expected != path:
             raise ValueError(f"asked for {path}, next is {expected}")
         self._queued_bytes -= size
         self._fill()
-        name = future.result()
+        try:
+            name = future.result()
+        except BrokenProcessPool as err:
+            raise ReaderDied(str(err)) from err
         try:
             with open(name, "rb") as handle:
                 data = handle.read()

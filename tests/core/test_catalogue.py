@@ -903,9 +903,7 @@ class _FakeReaders:
 
     def take(self, path: str):
         if self.broken:
-            from concurrent.futures.process import BrokenProcessPool
-
-            raise BrokenProcessPool("a worker died")
+            raise catalogue_module.ReaderDied("a worker died")
         read = catalogue_module.read_whole(path, self.jobs[path])
         if self.handed_all:
             read.texts = {}  # as if this worker had handed every text over in a rolled-back batch
