@@ -6,7 +6,7 @@ each one whole, split it on ``\\n`` and ``orjson.loads`` every non-empty line. N
 indexed or written. ``run_catalogue.py`` times this whole process as the floor that a cold
 ``prime-sessions index`` is compared with.
 
-Usage: ``python benchmarks/bare_parse_all.py ROOT``
+Usage: ``python benchmarks/bare_parse_all.py ROOT [ROOT...]``
 """
 
 from __future__ import annotations
@@ -49,10 +49,13 @@ def parse_all(root: str) -> tuple[int, int, int]:
 
 def main(argv: list[str]) -> int:
     """Entry point: print how many files, lines and bytes were parsed."""
-    if len(argv) != 1:
-        print("usage: python benchmarks/bare_parse_all.py ROOT", file=sys.stderr)
+    if not argv:
+        print("usage: python benchmarks/bare_parse_all.py ROOT [ROOT...]", file=sys.stderr)
         return 2
-    files, lines, size = parse_all(argv[0])
+    files = lines = size = 0
+    for root in argv:
+        counts = parse_all(root)
+        files, lines, size = files + counts[0], lines + counts[1], size + counts[2]
     print(f"{files} files, {lines} lines, {size / 1e6:.1f} MB parsed")
     return 0
 

@@ -6,7 +6,9 @@ Whole processes are timed from the outside with ``os.wait4`` (wall time, CPU, pe
 ``benchmarks/out/history``). Side by side in one run:
 
 a. cold index build (``index`` into an empty catalogue folder) against a bare orjson parse of
-   every file (``bare_parse_all.py``); target: at most 2x the bare parse.
+   every file (``bare_parse_all.py``); target: at most 2x the bare parse. For information, the
+   same build without reader processes, and a cold build of only the templates the history was
+   copied from (no text shared between sessions) against a bare parse of those files.
 b. warm refresh with nothing changed (``index`` again); target: under 0.2 s.
 c. refresh after appending one entry to the 36 MB session; target: under 50 ms, with only the
    appended bytes read. The file is restored (truncated, mtime reset) afterwards.
@@ -36,6 +38,7 @@ import platform
 import random
 import resource
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -246,12 +249,86 @@ def run_cold(runner: Runner, runs: int, status: dict[str, str | None]) -> tuple[
         )
         size = sum(f.stat().st_size for f in runner.catalogue.rglob("*") if f.is_file())
         raw["catalogueBytes"] = size
+        raw["sharing"] = text_sharing(runner.catalogue)
+        shared = raw["sharing"]
+        rows[-1].note = (
+            f"{shared['entries']:,} searchable entries hold {shared['texts']:,} distinct texts"
+            " (forks, clones and these copies share text; each distinct text is tokenized once)"
+        )
+        rows += cold_variants(runner, runs, raw)
     else:
         rows.append(na_row("a. cold index build", status["index"] or "", f"<= {TARGET_COLD_RATIO:.0f}x bare"))
         rows.append(Row("a. bare parse of every file (floor)", bare, verdict="info"))
     raw["bare"] = [s.__dict__ for s in bare.samples]
     raw["index"] = [s.__dict__ for s in index.samples]
     return rows, raw
+
+
+def text_sharing(catalogue: Path) -> dict[str, int]:
+    """How many searchable entries the catalogue holds, and how many distinct texts they share."""
+    conn = sqlite3.connect(catalogue / "catalogue.sqlite3")
+    try:
+        texts = conn.execute("SELECT count(*) FROM texts").fetchone()[0]
+        entries = conn.execute("SELECT count(*) FROM entries WHERE text_id IS NOT NULL").fetchone()[0]
+    finally:
+        conn.close()
+    return {"texts": texts, "entries": entries}
+
+
+def cold_variants(runner: Runner, runs: int, raw: dict[str, Any]) -> list[Row]:
+    """Two more cold builds, for information: without reader processes, and of text that is never shared.
+
+    The second indexes only the templates the history was copied from (each one once, so no two
+    sessions share text) against a bare parse of the same files: the cost per byte of a history
+    without forks or clones.
+    """
+    root = str(runner.root)
+    alone = Timing("PRIME_SESSIONS_READERS=0 python -m core.cli index ROOT --catalogue DIR (empty DIR)")
+    scratch = runner.catalogue.parent / "catalogue-variant"
+    in_process = {**runner.env, "PRIME_SESSIONS_READERS": "0"}
+    for run in range(1, runs + 1):
+        shutil.rmtree(scratch, ignore_errors=True)
+        argv = runner.cli("index", root, "--catalogue", str(scratch))
+        sample, _out, _err = run_once(Command("index-alone", " ".join(argv), argv, REPO, in_process, "ours"))
+        alone.samples.append(sample)
+        print(f"cold run {run}/{runs} without reader processes: {sample.wall_s:.2f} s", flush=True)
+    rows = [Row("a. cold index build, in one process (info)", alone, verdict="info")]
+    templates = sorted(str(p) for p in (runner.root.parent.parent / "history-templates").glob("*/sessions"))
+    if templates:
+        bare_argv = [runner.python, str(BENCH / "bare_parse_all.py"), *templates]
+        bare = Timing("python benchmarks/bare_parse_all.py TEMPLATES...")
+        index = Timing("python -m core.cli index TEMPLATES... --catalogue DIR (empty DIR)")
+        runner.time("bare-templates", bare_argv)  # page cache
+        for run in range(1, runs + 1):
+            bare.samples.append(runner.time("bare-templates", bare_argv))
+            shutil.rmtree(scratch, ignore_errors=True)
+            index.samples.append(
+                runner.time("index-templates", runner.cli("index", *templates, "--catalogue", str(scratch)))
+            )
+            times = f"bare {bare.samples[-1].wall_s:.2f} s, index {index.samples[-1].wall_s:.2f} s"
+            print(f"templates run {run}/{runs}: {times}", flush=True)
+        sharing = text_sharing(scratch)
+        raw["templates"] = {
+            "bare": [s.__dict__ for s in bare.samples],
+            "index": [s.__dict__ for s in index.samples],
+            "sharing": sharing,
+        }
+        rows.append(
+            Row(
+                "a. cold index build of text never shared (info)",
+                index,
+                bare,
+                f"{index.median / bare.median:.1f}x bare",
+                verdict="info",
+                note=(
+                    f"the {len(templates)} template folders the history was copied from:"
+                    f" {sharing['entries']:,} searchable entries, {sharing['texts']:,} distinct texts"
+                ),
+            )
+        )
+    shutil.rmtree(scratch, ignore_errors=True)
+    raw["inProcess"] = [s.__dict__ for s in alone.samples]
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- b. warm
