@@ -10,7 +10,9 @@ import orjson
 from PySide6.QtCore import QSettings, QThreadPool, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
+import core.catalogue as catalogue_module
 import gui.message_view as message_view_module
+from core.catalogue_read import WholeRead
 from core.render import image_bytes
 from gui.app import main
 from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
@@ -178,6 +180,28 @@ def test_closing_cancels_and_waits_for_workers(
     settings = QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
     assert settings.value("main_window/splitter") is not None
     assert settings.value("main_window/geometry") is not None
+
+
+def test_the_start_up_refresh_with_reader_processes(
+    qtbot, sessions: Path, tmp_path: Path, monkeypatch, _private_settings
+) -> None:
+    # A cold build of a big history reads in spawned processes, from the window's worker thread.
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "1")
+    taken: list[str] = []
+
+    class Counted(catalogue_module.Readers):
+        def take(self, path: str) -> WholeRead:
+            taken.append(path)
+            return super().take(path)
+
+    monkeypatch.setattr(catalogue_module, "Readers", Counted)
+    window = make_window(qtbot, [sessions], tmp_path / "catalogue")
+    qtbot.waitUntil(lambda: window.proxy.rowCount() == 7, timeout=TIMEOUT)
+    assert len(taken) == 7  # every file came from the reader process
+    assert "error" not in window.statusBar().currentMessage().lower()
+    names = {window.proxy.summary_at(r).name for r in range(window.proxy.rowCount())}
+    assert "Fix double submit on login form" in names
+    window.close()
 
 
 def test_latest_request_wins(qtbot, window: MainWindow) -> None:
