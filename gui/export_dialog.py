@@ -11,7 +11,9 @@ said yes to a question that names it.
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,18 +82,35 @@ class ExportRequest:
     overwrite: bool = False
 
 
-def _pdf_writer(markdown: str, title: str) -> bytes:
-    # The worker thread lays out the PDF: QTextDocument and QPdfWriter are not GUI widgets, so this is
-    # allowed off the GUI thread.
-    from gui.pdf_export import markdown_to_pdf
-
-    return markdown_to_pdf(markdown, title)
+class ExportCancelled(Exception):
+    """The user stopped the export; nothing was written."""
 
 
-def run_export(request: ExportRequest) -> tuple[str, int, Counter[str]]:
-    """Render and write one export (in a worker); returns the target, files written and redaction counts."""
+def run_export(
+    request: ExportRequest,
+    progress: Callable[..., None] | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[str, int, Counter[str]]:
+    """Render and write one export (in a worker); returns the target, files written and redaction counts.
+
+    ``progress`` gets the PDF's stages and pages (see :func:`gui.pdf_export.markdown_to_pdf`);
+    ``cancel`` stops a PDF between pages, and any export before its file is written.
+
+    Raises:
+        ExportCancelled: ``cancel`` was set before anything was written.
+    """
     from core.export import render_export, save_export
     from core.session import load_session
+
+    def pdf_writer(markdown: str, title: str) -> bytes:
+        # The worker thread lays out the PDF: QTextDocument and QPdfWriter are not GUI widgets, so
+        # this is allowed off the GUI thread.
+        from gui.pdf_export import PdfCancelled, markdown_to_pdf
+
+        try:
+            return markdown_to_pdf(markdown, title, progress, cancel)
+        except PdfCancelled as err:
+            raise ExportCancelled from err
 
     session = load_session(request.path, checksum=False)
     rendered = render_export(
@@ -101,8 +120,10 @@ def run_export(request: ExportRequest) -> tuple[str, int, Counter[str]]:
         leaf_id=request.leaf_id,
         whole_tree=request.whole_tree,
         target=request.target,
-        pdf_writer=_pdf_writer,
+        pdf_writer=pdf_writer,
     )
+    if cancel is not None and cancel.is_set():
+        raise ExportCancelled
     written = save_export(rendered, request.target, overwrite=request.overwrite)
     return request.target, len(written), rendered.counts
 
@@ -385,7 +406,34 @@ class ExportDialog(QDialog):
             self.status_label.setText("")
             self._fail(_sentence(message))
 
-        self.runner.start("export", lambda: run_export(request), done, failed)
+        def work(progress: Callable[..., None], cancel: threading.Event) -> tuple[str, int, Counter[str]]:
+            return run_export(request, progress, cancel)
+
+        self.runner.start("export", work, done, failed, self._show_progress)
+
+    def _show_progress(self, stage: str, done: int, total: int) -> None:
+        if stage == "layout":
+            self.status_label.setText("Laying out the PDF pages…")
+        elif stage == "page":
+            self.status_label.setText(f"Writing page {done:,} of {total:,}…")
+
+    @property
+    def busy(self) -> bool:
+        """An export is running."""
+        return self._busy
+
+    def reject(self) -> None:
+        """Cancel, Escape or the close button: stop a running export (the dialog stays), else close.
+
+        A cancelled export writes nothing: a PDF stops between pages, the others before writing.
+        """
+        if not self._busy:
+            super().reject()
+            return
+        self.runner.cancel("export")  # its result, if one still comes, is dropped
+        self._busy = False
+        self.export_button.setEnabled(True)
+        self.status_label.setText("Export cancelled; nothing was written.")
 
     def _fail(self, sentence: str) -> None:
         self.failed.emit(sentence)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import time
 from collections import Counter
 from pathlib import Path
 
+import orjson
 import pytest
 from PySide6.QtWidgets import QMenu
 
@@ -110,6 +113,61 @@ def test_pdf_from_the_dialog_with_the_selected_entry(
     with qtbot.waitSignal(dialog.exported, timeout=TIMEOUT):
         dialog.export_button.click()
     assert target.read_bytes().startswith(b"%PDF-")
+
+
+def write_session(path: Path, messages: list[tuple[str, str]]) -> Path:
+    """A session of user messages ``(id, text)`` chained one after another."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    moment = "2026-03-01T10:00:00.000Z"
+    lines = [{"type": "session", "version": 3, "id": "long", "timestamp": moment, "cwd": "/p"}]
+    parent = None
+    for entry_id, text in messages:
+        message = {"role": "user", "content": text, "timestamp": 1772359200000}
+        lines.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": moment,
+                "message": message,
+            }
+        )
+        parent = entry_id
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+def test_a_pdf_shows_its_pages_and_cancel_stops_it_writing_nothing(
+    qtbot, tmp_path: Path, runner: TaskRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gui.pdf_export
+
+    paint = gui.pdf_export._paint_page
+
+    def slow_paint(*args: object) -> None:  # a long export, whatever the machine's speed
+        time.sleep(0.05)
+        paint(*args)
+
+    monkeypatch.setattr(gui.pdf_export, "_paint_page", slow_paint)
+    folder = tmp_path / "sessions"
+    long = "Many words about caching and retries. " * 60
+    path = write_session(folder / "long.jsonl", [(f"{i:08x}", long) for i in range(150)])
+    dialog = _dialog(qtbot, path, runner)
+    dialog.show()
+    dialog.format_combo.setCurrentIndex(2)  # PDF
+    target = tmp_path / "long.pdf"
+    dialog.target_edit.setText(str(target))
+    dialog.export_button.click()
+    assert dialog.busy
+    qtbot.waitUntil(lambda: dialog.status_label.text().startswith("Writing page"), timeout=TIMEOUT)
+    assert re.fullmatch(r"Writing page [\d,]+ of [\d,]+…", dialog.status_label.text())
+    dialog.reject()  # the Cancel button, Escape or the close box
+    assert not dialog.busy and dialog.isVisible()
+    assert dialog.status_label.text() == "Export cancelled; nothing was written."
+    qtbot.waitUntil(lambda: not runner.busy, timeout=TIMEOUT)
+    assert not target.exists() and list(tmp_path.glob("*.pdf*")) == []  # no file, no temporary
+    dialog.reject()  # now it closes
+    assert not dialog.isVisible()
 
 
 def test_menu_shortcut_and_tree_context_entry(qtbot, sessions: Path, tmp_path: Path) -> None:

@@ -62,3 +62,28 @@ def test_many_pages_do_not_use_up_references_to_none(qapp) -> None:
 def test_tiny_documents_make_one_page(qapp, markdown: str) -> None:
     pages = _pages(markdown_to_pdf(markdown))
     assert len(pages) == 1 and " ".join(pages[0].split()).endswith("Page 1 of 1")
+
+
+def test_progress_tells_the_stage_then_every_page_and_cancel_stops_between_pages(qapp) -> None:
+    import threading
+
+    from gui.pdf_export import PdfCancelled
+
+    markdown = "\n\n".join(f"### Part {i}\n\n" + "text " * 400 for i in range(30))
+    seen: list[tuple[str, int, int]] = []
+    data = markdown_to_pdf(markdown, progress=lambda *args: seen.append(args))
+    count = len(_pages(data))
+    assert seen == [("layout", 0, 0)] + [("page", n, count) for n in range(1, count + 1)]
+
+    cancel = threading.Event()
+    painted: list[int] = []
+
+    def stop_after_two(stage: str, done: int, total: int) -> None:
+        if stage == "page":
+            painted.append(done)
+            if done == 2:
+                cancel.set()
+
+    with pytest.raises(PdfCancelled):
+        markdown_to_pdf(markdown, progress=stop_after_two, cancel=cancel)
+    assert painted == [1, 2]
