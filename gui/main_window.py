@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import html
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,9 @@ DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 _SHUTDOWN_MSECS = 10_000
 _SEARCH_LIMIT = 100
 _RENDER_DELAY_MSECS = 15  # the first message of a loaded session is rendered after the tree has painted
+# While a long refresh reads sessions (newest first), the list shows what is catalogued so far at
+# most this often (the catalogue commits about four times a second).
+_PARTIAL_LIST_SECONDS = 1.0
 LIVE_REFRESH_MSECS = 300  # debounce of the catalogue refresh after a change in a session folder
 
 
@@ -726,6 +730,7 @@ class MainWindow(QMainWindow):
 
         def refreshed(result: tuple) -> None:
             stats, summaries = result
+            self.runner.cancel("catalogue-partial")  # an older partial list must not come after this
             self.list_model.update_summaries(summaries)
             self._select_open_row()
             errors = len(getattr(stats, "errors", None) or ())
@@ -737,8 +742,22 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Cannot update the catalogue: {message}")
             self._refresh_done(False)
 
+        def partial(summaries: list[SessionSummary]) -> None:
+            if self._refreshing:
+                self.list_model.update_summaries(summaries)
+                self._select_open_row()
+
+        last_partial = time.monotonic()
+
         def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
+            nonlocal last_partial
             self.statusBar().showMessage(f"Reading sessions: {files_done} of {files_total} files")
+            # A first start over thousands of sessions takes seconds: show the newest ones as they
+            # are catalogued rather than an empty list until the end.
+            now = time.monotonic()
+            if now - last_partial >= _PARTIAL_LIST_SECONDS:
+                last_partial = now
+                self.runner.start("catalogue-partial", lambda: _read_summaries(folder, roots), partial)
 
         def work(progress: Any, cancel: Any) -> tuple:
             return _refresh_catalogue(folder, roots, progress, cancel)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from pathlib import Path
 
 import orjson
@@ -201,6 +202,37 @@ def test_the_start_up_refresh_with_reader_processes(
     assert "error" not in window.statusBar().currentMessage().lower()
     names = {window.proxy.summary_at(r).name for r in range(window.proxy.rowCount())}
     assert "Fix double submit on login form" in names
+    window.close()
+
+
+def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
+    qtbot, sessions: Path, tmp_path: Path, monkeypatch, _private_settings
+) -> None:
+    import gui.main_window as main_window_module
+
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+    monkeypatch.setattr(main_window_module, "_PARTIAL_LIST_SECONDS", 0.0)
+    monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)  # a commit after every file
+    read = catalogue_module.read_whole
+
+    def slow_read(path: str, st: object) -> WholeRead:  # a big history, whatever the machine
+        time.sleep(0.3)
+        return read(path, st)
+
+    monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
+    window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
+    qtbot.addWidget(window)
+    window.show()
+    seen: list[int] = []
+
+    def some_listed() -> bool:
+        if window.refreshing:
+            seen.append(window.list_model.rowCount())
+        return any(0 < n < 7 for n in seen)
+
+    qtbot.waitUntil(some_listed, timeout=TIMEOUT)  # rows while the refresh is still reading
+    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    assert window.list_model.rowCount() == 7
     window.close()
 
 
