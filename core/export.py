@@ -69,13 +69,15 @@ def render_export(
     Returns:
         The bytes, the images and the redaction counts.
     """
-    from core.redact import Redactor
-
     options = options or ExportOptions()
     if fmt not in FORMATS:
         raise InvalidRequestError(f"Unknown format {fmt!r}; choose md, html or pdf.")
     folder = image_folder_for(target) if target is not None else "images"
-    redactor = Redactor(detect=options.redact, literals=options.literals) if options.redacting else None
+    redactor = None
+    if options.redacting:
+        from core.redact import Redactor  # its patterns are compiled on import: only when needed
+
+        redactor = Redactor(detect=options.redact, literals=options.literals)
     if fmt == "html":
         from core.export_html import session_to_html
 

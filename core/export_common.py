@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.entry import Entry
@@ -39,10 +40,12 @@ BOOKKEEPING_KINDS = frozenset(
 CUSTOM_KINDS = frozenset({"custom", "custom_message"})
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _BACKTICKS = re.compile(r"`+")
+_LONG_BACKTICKS = re.compile(r"`{3,}")
 _INFO_CHARS = re.compile(r"[^A-Za-z0-9_+.#-]")
 # Inline-significant punctuation only (emphasis, code, links, HTML, entities, tables, strikethrough):
 # escaping every ASCII punctuation mark would be valid but makes the raw Markdown unreadable.
 _MD_PUNCT = re.compile(r"([\\`*_\[\]<>|~&])")
+_YEAR_10000_MS = 253_402_300_800_000  # 10000-01-01 00:00:00 UTC: the first time utc_time cannot show
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,10 @@ def paired(
 
 def fence(text: str, language: str = "") -> str:
     """A fenced code block whose fence is longer than any backtick run inside ``text``."""
-    longest = max(map(len, _BACKTICKS.findall(text)), default=0) if "`" in text else 0
+    # Only a run of three or more backticks can lengthen the fence beyond three, so the scan for runs
+    # (180 ms of the 20,000-message Markdown export when it looked at every backtick) starts only when one is
+    # there, and then looks at the long runs alone.
+    longest = max(map(len, _LONG_BACKTICKS.findall(text))) if "```" in text else 0
     marks = "`" * max(3, longest + 1)
     info = _INFO_CHARS.sub("", language)[:40] if language else ""
     body = text if text.endswith("\n") or not text else text + "\n"
@@ -205,7 +211,7 @@ def code_span(text: str) -> str:
     flat = " ".join(str(text).split())
     if not flat:
         return ""
-    longest = max((len(m) for m in _BACKTICKS.findall(flat)), default=0)
+    longest = max(map(len, _BACKTICKS.findall(flat))) if "`" in flat else 0
     marks = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
     return f"{marks}{pad}{flat}{pad}{marks}"
@@ -216,6 +222,11 @@ def utc_time(ms: object) -> str:
 
     UTC, not local time: an export is read elsewhere, and the same file must give the same export.
     """
+    if type(ms) is int and 0 <= ms < _YEAR_10000_MS:
+        # The usual case, once per exported entry: the time of day by arithmetic, the date once per day.
+        seconds = ms % 86_400_000 // 1000
+        date = _utc_date(ms // 86_400_000)
+        return f"{date} {seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d} UTC"
     if isinstance(ms, bool) or not isinstance(ms, int | float) or ms != ms:
         return ""
     try:
@@ -225,6 +236,13 @@ def utc_time(ms: object) -> str:
     if not 0 < t.tm_year < 10000:
         return ""
     return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d} {t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} UTC"
+
+
+@lru_cache(maxsize=1024)
+def _utc_date(day: int) -> str:
+    """``2026-03-02`` for a day number since 1970-01-01 (within years 1970 to 9999)."""
+    t = time.gmtime(day * 86_400)
+    return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
 
 
 def entry_time(entry: Entry, message: dict | None = None) -> str:

@@ -116,7 +116,8 @@ def session_to_markdown(
     head = [f"# {md_inline(meta.title)}\n", "\n| | |\n|---|---|\n"]
     head.extend(f"| {label} | {_cell(value)} |\n" for label, value in meta.rows)
     head.append("\n")
-    return MarkdownExport("".join(head) + "".join(parts), sink or ImageSink(image_folder), len(entries))
+    head.extend(parts)  # one join: joining each and adding the two copied the whole document again
+    return MarkdownExport("".join(head), sink or ImageSink(image_folder), len(entries))
 
 
 def _cell(value: str) -> str:
@@ -193,13 +194,13 @@ class MarkdownRenderer:
             parts.append(self.esc(extra))
         when = entry_time(entry, message)
         if when:
-            parts.append(self.esc(when))
+            parts.append(when)  # digits, "-", ":" and "UTC": nothing to escape in Markdown or HTML
         return parts
 
     def line(self, inner: str, entry: Entry) -> str:
         """A one-line bookkeeping entry (``inner`` already formatted) with its time."""
         when = entry_time(entry)
-        return self.para(self.italic(inner) + (" · " + self.esc(when) if when else ""))
+        return self.para(self.italic(inner) + (" · " + when if when else ""))
 
     def quote(self, title: str, inner: str) -> str:
         """A thinking block: a titled block quote around already formatted Markdown."""
