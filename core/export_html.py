@@ -728,18 +728,69 @@ def _cmark_extensions() -> list[Any]:
 
 
 def _cmark(text: str, options: int) -> str:
-    """cmark-gfm with our extensions, looked up once (not on every call, as the library does)."""
+    """cmark-gfm with our extensions, looked up once (not on every call, as the library does).
+
+    The bindings never free the parsed tree nor the rendered string (about 40 MB for every MB of
+    Markdown with tables): the app exports again and again in one process, so both are freed here
+    through the library's own ``cmark_node_free`` and allocator.
+    """
     from cmarkgfm import cmark
 
+    ffi, lib = cmark._cmark.ffi, cmark._cmark.lib
     parser = cmark.parser_new(options)
     try:
         for extension in _cmark_extensions():
             cmark.parser_attach_syntax_extension(parser, extension)
         cmark.parser_feed(parser, text)
         root = cmark.parser_finish(parser)
-        return cmark.render_html(root, options, cmark.parser_get_syntax_extensions(parser))
+        try:
+            raw = lib.cmark_render_html(root, options, cmark.parser_get_syntax_extensions(parser))
+            try:
+                return ffi.string(raw).decode("utf-8")
+            finally:
+                _cmark_free("string", int(ffi.cast("uintptr_t", raw)))
+        finally:
+            _cmark_free("node", int(ffi.cast("uintptr_t", root)))
     finally:
         cmark.parser_free(parser)
+
+
+def _cmark_free(what: str, address: int) -> None:
+    """Free a tree (``node``) or a rendered string (``string``) that cmark-gfm handed over."""
+    freeing = _cmark_freeing()
+    if freeing is not None and address:
+        freeing[0 if what == "node" else 1](address)
+
+
+@lru_cache(maxsize=1)
+def _cmark_freeing() -> tuple[Any, Any] | None:
+    """``cmark_node_free`` and the default allocator's ``free``, from the loaded library (ctypes).
+
+    cffi's ``lib`` of cmarkgfm does not expose them, but the shared library exports both; dlopen of
+    the same file returns the library already loaded. None (a leak, as before) when that fails.
+    """
+    import ctypes
+
+    from cmarkgfm import _cmark as compiled
+
+    class Allocator(ctypes.Structure):
+        _fields_ = (
+            ("calloc", ctypes.c_void_p),
+            ("realloc", ctypes.c_void_p),
+            ("free", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
+        )
+
+    try:
+        library = ctypes.CDLL(compiled.__file__)
+        node_free = library.cmark_node_free
+        allocator = library.cmark_get_default_mem_allocator
+    except (OSError, AttributeError):
+        return None
+    node_free.argtypes = (ctypes.c_void_p,)
+    node_free.restype = None
+    allocator.argtypes = ()
+    allocator.restype = ctypes.POINTER(Allocator)
+    return node_free, allocator().contents.free
 
 
 def _image_as_link(match: re.Match[str]) -> str:
