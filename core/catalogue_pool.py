@@ -54,9 +54,11 @@ def reader_count(bytes_to_read: int) -> int:
             pass
     if bytes_to_read < POOL_MIN_BYTES:
         return 0
-    # One processor stays with the writer, whose SQLite inserts are the other half of the work:
-    # on two processors, two workers measured slower than one.
-    return min(4, (os.cpu_count() or 1) - 1)
+    # As many workers as processors, though the writer needs one too: on two processors, two
+    # workers built the benchmark history in 6.2-7.0 s against 7.3-8.2 s with one (the writer
+    # waits for reads at times, and the system shares the processors well). More than four only
+    # add memory: the writer's SQLite inserts are then the limit.
+    return min(4, os.cpu_count() or 1)
 
 
 def _read(path: str, st: os.stat_result, folder: str) -> str:
