@@ -376,8 +376,9 @@ class Catalogue:
             # Newest first, so a list can show recent sessions while older ones are still read.
             work.sort(key=lambda item: item[1].st_mtime_ns, reverse=True)
             batch = _Batch(conn)
-            workers = reader_count(sum(item[4] for item in work if not item[3]))
-            readers = Readers(list(jobs_of(work)), workers) if workers else None
+            jobs = list(jobs_of(work))
+            workers = reader_count(sum(st.st_size for _path, st in jobs)) if jobs else 0
+            readers = Readers(jobs, workers) if workers else None
             try:
                 self._read_files(batch, work, stats, progress, cancel, readers)
             finally:
