@@ -133,6 +133,8 @@ class RefreshStats:
         files_indexed: files read whole (new, or changed in a way that is not an append).
         files_appended: files read only from where the last pass stopped.
         files_removed: files that disappeared and left the catalogue.
+        files_from_readers: of the files read whole, those read by worker processes.
+        readers: worker processes started (0: everything was read in this process).
         bytes_read: bytes of session files read.
         seconds: wall time of the pass.
         cancelled: the pass stopped early because ``cancel`` was set.
@@ -143,6 +145,8 @@ class RefreshStats:
     files_indexed: int = 0
     files_appended: int = 0
     files_removed: int = 0
+    files_from_readers: int = 0
+    readers: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
     cancelled: bool = False
@@ -379,6 +383,7 @@ class Catalogue:
             jobs = list(jobs_of(work))
             workers = reader_count(sum(st.st_size for _path, st in jobs)) if jobs else 0
             readers = Readers(jobs, workers) if workers else None
+            stats.readers = workers
             try:
                 self._read_files(batch, work, stats, progress, cancel, readers)
             finally:
@@ -415,6 +420,7 @@ class Catalogue:
                 elif readers is not None:
                     try:
                         read = readers.take(path)
+                        stats.files_from_readers += 1
                     except ReaderDied:  # a worker died (killed, out of memory): go on here
                         readers.close()
                         readers = None
@@ -422,6 +428,7 @@ class Catalogue:
                     try:
                         self._write_whole(batch, read)
                     except _MissingText:
+                        stats.files_from_readers -= 1
                         self._index_file(batch, path, st)
                     stats.files_indexed += 1
                 else:

@@ -196,9 +196,12 @@ def _index(args: argparse.Namespace) -> int:
         catalogue.close()
     for error in stats.errors:
         print(f"{PROG}: {error}", file=sys.stderr)
+    helped = ""
+    if stats.readers:
+        helped = f" ({stats.files_from_readers} of them by {stats.readers} reader process(es))"
     _out(
-        f"{stats.files_seen} session files: {stats.files_indexed} read whole, {stats.files_appended} read "
-        f"from where they grew, {stats.files_removed} removed; {stats.bytes_read / 1e6:,.1f} MB read in "
+        f"{stats.files_seen} session files: {stats.files_indexed} read whole{helped}, {stats.files_appended} "
+        f"read from where they grew, {stats.files_removed} removed; {stats.bytes_read / 1e6:,.1f} MB read in "
         f"{stats.seconds:.2f} s. Catalogue: {catalogue.path}"
     )
     return 1 if stats.errors else 0

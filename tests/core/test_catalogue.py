@@ -887,6 +887,7 @@ def test_reader_processes_give_the_same_catalogue(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the workers leave their results
     stats = pooled.refresh(roots)
     assert stats.files_indexed == len(ALL_FILES) and not stats.errors
+    assert (stats.readers, stats.files_from_readers) == (2, len(ALL_FILES))
     assert list(scratch.iterdir()) == []  # every result file, and their folder, removed
     assert _everything(pooled, roots) == _everything(alone, roots)
     for catalogue in (alone, pooled):
@@ -928,6 +929,10 @@ def test_a_missing_text_or_a_dead_worker_means_reading_in_process(
     other = Catalogue(tmp_path / "other")
     stats = other.refresh(roots)
     assert stats.files_indexed == len(ALL_FILES) and not stats.errors
+    if outcome == "broken":
+        assert stats.files_from_readers == 0  # every file was read in this process
+    else:  # files whose texts were all indexed already keep the worker's read; the others are read again
+        assert 0 < stats.files_from_readers < len(ALL_FILES)
     assert _everything(other, roots) == _everything(alone, roots)
     for catalogue in (alone, other):
         catalogue.close()
