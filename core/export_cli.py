@@ -122,7 +122,7 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
     from core.export_common import ExportOptions
     from core.session import load_session
 
-    session = load_session(args.file, checksum=False)
+    session = load_session(args.file, checksum=False, keep_bodies=True)  # read once, rendered at once
     leaf_id = resolve_entry(session, args.leaf) if args.leaf else None
     options = ExportOptions(
         thinking=not args.no_thinking,

@@ -65,12 +65,15 @@ class RefreshResult:
         return self.reloaded or bool(self.appended)
 
 
-def load_session(path: str | os.PathLike[str], *, checksum: bool = True) -> Session:
+def load_session(
+    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False
+) -> Session:
     """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all.
 
     ``checksum=False`` opens it read-only: slightly faster, but the writer will refuse to append.
+    ``keep_bodies=True`` keeps every parsed line for one :meth:`Session.bodies` pass (see there).
     """
-    return Session(path, checksum=checksum)
+    return Session(path, checksum=checksum, keep_bodies=keep_bodies)
 
 
 class Session:
@@ -90,8 +93,13 @@ class Session:
         *,
         checksum: bool = True,
         observer: Callable[[Entry, dict], None] | None = None,
+        keep_bodies: bool = False,
     ) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        # Normally a body is read again from disk when asked for, so memory stays near the size of
+        # the index. An export reads every body once right after loading: keeping the parsed lines
+        # spares parsing the file twice (about 0.2 s of a 20,000-message export, +31 MB).
+        self._keep_bodies = keep_bodies
         # The checksum of everything read lets the writer prove that no byte it saw has changed. A
         # read-only user (the CLI's check, tree, context) can skip it: about 15 ms per 36 MB.
         self._checksum_enabled = checksum
@@ -123,6 +131,7 @@ class Session:
         self.path = os.path.abspath(os.fspath(path))
         self._checksum_enabled = False
         self._observer = observer
+        self._keep_bodies = False
         self._reset()
         self._take_header(dict(header), 1)
         self._line_no = line_no
@@ -140,6 +149,7 @@ class Session:
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
+        self._kept: dict[int, dict] | None = {} if self._keep_bodies else None  # line -> parsed object
         self.header: dict | None = None
         self.header_line = 0
         self.version = CURRENT_VERSION
@@ -306,8 +316,24 @@ class Session:
         return next(self.bodies([entry]))
 
     def bodies(self, entries: Iterable[Entry | str]) -> Iterator[dict]:
-        """Full entry objects for several entries, in the order given, with one open file."""
+        """Full entry objects for several entries, in the order given, with one open file.
+
+        A session loaded with ``keep_bodies`` hands over the object parsed while loading, once; a
+        later request for the same entry reads it from disk again.
+        """
         items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
+        kept = self._kept
+        if kept:
+            done = 0
+            for entry in items:
+                obj = kept.pop(entry.line, None)
+                if obj is None:
+                    break
+                yield self._migrate_body(entry, obj)
+                done += 1
+            items = items[done:]  # the rest from disk (what was handed over is gone)
+            if not items:
+                return
         try:
             fd = os.open(self.path, _READ_FLAGS)
         except OSError as err:
@@ -544,6 +570,8 @@ class Session:
             self._by_ordinal.append(entry)
         if self._observer is not None:
             self._observer(entry, obj)
+        if self._kept is not None:
+            self._kept[line_no] = obj
 
     def _take_header(self, obj: dict, line_no: int) -> None:
         self._header_seen = True

@@ -112,7 +112,7 @@ def run_export(
         except PdfCancelled as err:
             raise ExportCancelled from err
 
-    session = load_session(request.path, checksum=False)
+    session = load_session(request.path, checksum=False, keep_bodies=True)
     rendered = render_export(
         session,
         request.fmt,
@@ -133,7 +133,7 @@ def preview_counts(request: ExportRequest) -> Counter[str]:
     from core.export import render_export
     from core.session import load_session
 
-    session = load_session(request.path, checksum=False)
+    session = load_session(request.path, checksum=False, keep_bodies=True)
     # A PDF holds the Markdown's content, so the Markdown gives its counts without laying out pages.
     fmt = "md" if request.fmt == "pdf" else request.fmt
     rendered = render_export(
