@@ -87,3 +87,24 @@ def test_progress_tells_the_stage_then_every_page_and_cancel_stops_between_pages
     with pytest.raises(PdfCancelled):
         markdown_to_pdf(markdown, progress=stop_after_two, cancel=cancel)
     assert painted == [1, 2]
+
+
+def test_the_cli_pdf_shows_its_pages_on_a_terminal_only(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gui.launcher
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    markdown = "\n\n".join(f"### Part {i}\n\n" + "text " * 400 for i in range(20))
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    data = gui.launcher._pdf_writer(markdown, "t")
+    count = len(_pages(data))
+    shown = terminal.getvalue()
+    assert shown.startswith("\rLaying out the PDF…") and shown.endswith("\n")
+    assert f"Page {count:,} of {count:,}" in shown  # the last page is always shown
+    piped = io.StringIO()  # not a terminal: nothing written
+    monkeypatch.setattr(sys, "stderr", piped)
+    gui.launcher._pdf_writer(markdown, "t")
+    assert piped.getvalue() == ""
