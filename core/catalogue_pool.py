@@ -8,7 +8,8 @@ asked for them (newest first). Small passes read in process: starting a worker c
 
 Workers are started with ``spawn``, never ``fork``: the desktop app calls the catalogue from a
 worker thread, and forking a process with threads can copy a held lock. A frozen app must call
-``multiprocessing.freeze_support()`` first thing (``gui.launcher`` and ``core.cli`` do).
+``multiprocessing.freeze_support()`` first thing: ``gui.launcher``, the bundle's entry point, does
+(``.ci/run`` checks that the frozen binary's reader really reads).
 """
 
 from __future__ import annotations
