@@ -11,17 +11,19 @@ sets the cancel event of the previous one on that channel.
 
 from __future__ import annotations
 
+import gc
 import inspect
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 __all__ = ["Task", "TaskRunner", "TaskSignals"]
 
 _RELEASE_AFTER = 1.0  # seconds after run() ended before a task's reference is dropped
+_COLLECT_INTERVAL_MS = 250  # how often the GUI thread collects garbage while workers may run
 _PROGRESS_INTERVAL = 0.1  # seconds between two progress signals of one task (the last one always goes out)
 
 
@@ -82,8 +84,53 @@ class Task(QRunnable):
             self.done_at = time.monotonic()
 
 
+class _MainThreadCollector:
+    """Python's cyclic garbage collection, on the GUI thread only, while any :class:`TaskRunner` lives.
+
+    Python collects in whichever thread happens to allocate. In a worker (a session load allocates
+    hundreds of thousands of objects) it would destroy the Qt objects of any garbage cycle there,
+    and a widget destroyed off its own thread crashes the app (the likely cause of a segmentation
+    fault seen once in a CI run, in a worker's parse loop). So while workers may run, automatic
+    collection is off and a timer on the GUI thread collects the generations whose thresholds
+    were passed.
+    """
+
+    users = 0
+    timer: QTimer | None = None
+
+    @classmethod
+    def acquire(cls) -> None:
+        cls.users += 1
+        if cls.users == 1:
+            gc.disable()
+            timer = QTimer()
+            timer.setInterval(_COLLECT_INTERVAL_MS)
+            timer.timeout.connect(cls.collect)
+            timer.start()
+            cls.timer = timer
+
+    @classmethod
+    def release(cls) -> None:
+        cls.users = max(0, cls.users - 1)
+        if cls.users == 0 and cls.timer is not None:
+            cls.timer.stop()
+            cls.timer = None
+            gc.enable()
+
+    @staticmethod
+    def collect() -> None:
+        """Collect what automatic collection would have (the oldest generation due, at most)."""
+        first, second, third = gc.get_threshold()
+        young, middle, old = gc.get_count()
+        if young > first:
+            gc.collect(2 if old > third else 1 if middle > second else 0)
+
+
 class TaskRunner(QObject):
-    """Starts tasks in the global thread pool; per channel, only the latest request's result is delivered."""
+    """Starts tasks in the global thread pool; per channel, only the latest request's result is delivered.
+
+    While a runner is open, garbage is collected on the GUI thread only (see ``_MainThreadCollector``).
+    """
 
     busy_changed = Signal(bool)
 
@@ -95,6 +142,7 @@ class TaskRunner(QObject):
         self._tasks: list[Task] = []  # references kept until the pool is done with them
         self._running = 0  # tasks whose result has not come back yet
         self._closed = False
+        _MainThreadCollector.acquire()
 
     @property
     def busy(self) -> bool:
@@ -169,6 +217,8 @@ class TaskRunner(QObject):
 
     def shutdown(self, msecs: int = 5000) -> bool:
         """Cancel every task and wait up to ``msecs`` for the pool; True when it went idle in time."""
+        if not self._closed:
+            _MainThreadCollector.release()
         self._closed = True
         for event in self._cancels.values():
             event.set()
