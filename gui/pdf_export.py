@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QFont,
     QGuiApplication,
     QImage,
+    QImageReader,
     QPageLayout,
     QPageSize,
     QPainter,
@@ -56,13 +57,40 @@ class _Document(QTextDocument):
     def loadResource(self, kind: int, url: QUrl | str) -> object:
         text = url.toString() if isinstance(url, QUrl) else str(url)
         if kind == QTextDocument.ResourceType.ImageResource.value and text.startswith("data:image/"):
-            _head, _sep, payload = text.partition(";base64,")
-            image = QImage()
-            if payload and image.loadFromData(base64.b64decode(payload)):
+            head, _sep, payload = text.partition(";base64,")
+            image = _decode(head.removeprefix("data:image/").lower(), payload)
+            if image is not None:
                 if image.width() > 1600:  # page width at 300 dpi is ~2200 px; keep memory modest
                     image = image.scaledToWidth(1600, Qt.TransformationMode.SmoothTransformation)
                 return image
         return None  # never a file or network resource
+
+
+_FORMATS = {"png": b"png", "jpeg": b"jpeg", "jpg": b"jpeg", "gif": b"gif", "webp": b"webp"}
+
+
+def _decode(subtype: str, payload: str) -> QImage | None:
+    """A raster image of the type its data URI names, read by that format's handler alone.
+
+    Letting Qt guess the format makes every image plugin sniff the bytes; the SVG plugin's sniffing
+    connects a signal, which takes a Qt lock while this worker holds the GIL. A GUI thread deleting a
+    widget at that moment holds the lock and waits for the GIL: the export hung once in CI that way.
+    Only the named format's handler is asked, and types other than the raster ones are not drawn.
+    """
+    fmt = _FORMATS.get(subtype)
+    if fmt is None or not payload:
+        return None
+    try:
+        data = QByteArray(base64.b64decode(payload))
+    except ValueError:
+        return None
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer, QByteArray(fmt))
+    reader.setAutoDetectImageFormat(False)
+    image = reader.read()
+    buffer.close()
+    return None if image.isNull() else image
 
 
 def _ensure_app() -> None:
