@@ -47,7 +47,7 @@ from typing import NamedTuple
 import orjson
 
 from core.catalogue_pool import ReaderDied, Readers, jobs_of, reader_count
-from core.catalogue_read import FILE_COLUMNS, WholeRead, entry_rows, guards, json_text, read_whole
+from core.catalogue_read import FILE_COLUMNS, WholeRead, entry_rows, guards, json_text, read_whole, walk_up
 from core.diagnostics import KINDS, Severity
 from core.discovery import default_roots, stat_session_files
 from core.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
@@ -1030,7 +1030,7 @@ def _scan_entries(
         parents[entry_id] = parent_id
         stops[entry_id] = (assistant, stop)
     last_stop = None
-    for entry_id in _walk_up(parents, leaf):
+    for entry_id in walk_up(parents, leaf):
         assistant, stop = stops[entry_id]
         if assistant:
             last_stop = stop
@@ -1165,16 +1165,6 @@ def _modified(last_activity: float | None, created: float | None, mtime_ms: floa
     return created if created is not None else mtime_ms
 
 
-def _walk_up(parents: dict[str, str | None], leaf: str | None) -> Iterator[str]:
-    """Ids from ``leaf`` up to its root (stops at a missing parent or a repeat, so loops end)."""
-    seen: set[str] = set()
-    current = leaf
-    while current is not None and current in parents and current not in seen:
-        seen.add(current)
-        yield current
-        current = parents[current]
-
-
 def _appended_path(entries: Sequence[Entry], leaf: str | None, old_leaf: str | None) -> set[str] | None:
     """The appended ids on the path to ``leaf`` when that path runs into ``old_leaf``, else None.
 
@@ -1184,12 +1174,9 @@ def _appended_path(entries: Sequence[Entry], leaf: str | None, old_leaf: str | N
     new = {e.id: e.parent_id for e in entries}
     if len(new) != len(entries) or old_leaf in new:
         return None
-    path: set[str] = set()
-    current = leaf
-    while current is not None and current in new and current not in path:
-        path.add(current)
-        current = new[current]
-    return path if current == old_leaf else None
+    path = list(walk_up(new, leaf))
+    end = new[path[-1]] if path else leaf  # where the walk left the appended part
+    return set(path) if end == old_leaf else None
 
 
 def _mark_path(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> None:
@@ -1211,7 +1198,7 @@ def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[s
     parents = dict(
         conn.execute("SELECT entry_id, parent_id FROM entries WHERE file_id = ? ORDER BY line", (file_id,))
     )
-    return set(_walk_up(parents, leaf))
+    return set(walk_up(parents, leaf))
 
 
 def _summary_from_row(row: tuple) -> SessionSummary:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import orjson
@@ -53,17 +53,17 @@ def guards(path: str, read_end: int) -> tuple[bytes, bytes]:
     return head, tail
 
 
-def entry_path(by_id: Mapping[str, Entry], leaf: str | None) -> set[str]:
-    """Ids from ``leaf`` up to its root over a session's entries (stops at a missing parent or a repeat)."""
-    path: set[str] = set()
+def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str]:
+    """Ids from ``leaf`` up to its root, given ``id -> parent id``.
+
+    Stops at an id not in ``parents`` or at a repeat, so loops end.
+    """
+    seen: set[str] = set()
     current = leaf
-    while current is not None and current not in path:
-        entry = by_id.get(current)
-        if entry is None:
-            break
-        path.add(current)
-        current = entry.parent_id
-    return path
+    while current is not None and current in parents and current not in seen:
+        seen.add(current)
+        yield current
+        current = parents[current]
 
 
 def entry_rows(
@@ -166,7 +166,9 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
     summary = summarize(session, st.st_mtime_ns / 1e6)
     diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
     head, tail = guards(path, session.size)
-    entries, texts = entry_rows(session.entries, docs, entry_path(session.by_id, session.leaf_id))
+    # id -> parent, the later line winning for a repeated id, as in Session.by_id
+    parents = {entry.id: entry.parent_id for entry in session.entries}
+    entries, texts = entry_rows(session.entries, docs, set(walk_up(parents, session.leaf_id)))
     if handed is not None:
         texts = {key: text for key, text in texts.items() if key not in handed}
         handed.update(texts)
