@@ -276,14 +276,9 @@ def session_to_html(
 def _json_text(text: str) -> bytes | str:
     """``json_for_script(text)``; ``text`` itself when orjson refuses it (a lone surrogate, see _island)."""
     try:
-        data = orjson.dumps(text)
+        return _script_safe(orjson.dumps(text))
     except TypeError:
         return text
-    data = data.replace(b"<", b"\\u003c")
-    if "\u2028" in text or "\u2029" in text:  # no search at all in a text without characters past U+00FF
-        for char, escape in _JSON_ESCAPES[1:]:
-            data = data.replace(char, escape)
-    return data
 
 
 def _island(
