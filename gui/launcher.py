@@ -61,37 +61,16 @@ def _pdf_writer(markdown: str, title: str) -> bytes:
 
         raise InvalidRequestError(f"PDF export needs the Qt libraries, which cannot load ({err}).") from err
     # A long conversation makes thousands of pages (20 s or more): on a terminal, say how far it is.
-    progress = _PdfProgress() if sys.stderr.isatty() else None
-    try:
-        return markdown_to_pdf(markdown, title, progress)
-    finally:
-        if progress is not None:
-            progress.finish()
+    line = core.cli.StatusLine()
 
-
-class _PdfProgress:
-    """``Laying out the PDF…`` then ``Page N of M`` on one line of stderr, at most ten times a second."""
-
-    def __init__(self) -> None:
-        self._last = 0.0
-        self._shown = False
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        import time
-
-        now = time.monotonic()
-        if stage == "page" and now - self._last < 0.1 and done < total:
-            return
-        self._last = now
-        self._shown = True
+    def progress(stage: str, done: int, total: int) -> None:
         text = "Laying out the PDF…" if stage == "layout" else f"Page {done:,} of {total:,}"
-        sys.stderr.write(f"\r{text:<30}")
-        sys.stderr.flush()
+        line.show(f"{text:<30}", final=stage == "layout" or done == total)
 
-    def finish(self) -> None:
-        if self._shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+    try:
+        return markdown_to_pdf(markdown, title, progress if line.enabled else None)
+    finally:
+        line.finish()
 
 
 if __name__ == "__main__":

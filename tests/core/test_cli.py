@@ -456,3 +456,30 @@ def test_an_unexpected_error_is_one_line_too(
     monkeypatch.setenv("PRIME_SESSIONS_DEBUG", "1")
     with pytest.raises(RuntimeError):
         core.cli.main(["context", str(LINEAR)])
+
+
+def test_the_status_line_draws_on_a_terminal_only_and_at_most_ten_times_a_second(monkeypatch) -> None:
+    import io
+
+    from core.cli import StatusLine, _ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = _ProgressBar()
+    bar(1, 3, 10, 30)
+    bar(2, 3, 20, 30)  # under 0.1 s after the first: skipped
+    bar(3, 3, 30, 30)  # the last one is always drawn
+    bar.finish()
+    assert terminal.getvalue() == (
+        f"\r[{'#' * 10:<30}] 1/3 files  0.0/0.0 MB\r[{'#' * 30}] 3/3 files  0.0/0.0 MB\n"
+    )
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    line = StatusLine()
+    line.show("text", final=True)
+    line.finish()
+    assert piped.getvalue() == ""
