@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from core.export_common import ExportOptions
 
 if TYPE_CHECKING:
+    from core.export import RenderedExport
     from core.session import Session
     from gui.main_window import MainWindow
     from gui.workers import TaskRunner
@@ -86,6 +87,25 @@ class ExportCancelled(Exception):
     """The user stopped the export; nothing was written."""
 
 
+def _render(
+    request: ExportRequest, fmt: str, pdf_writer: Callable[[str, str], bytes] | None = None
+) -> RenderedExport:
+    """The session of ``request`` rendered as ``fmt`` with its options."""
+    from core.export import render_export
+    from core.session import load_session
+
+    session = load_session(request.path, checksum=False, keep_bodies=True)
+    return render_export(
+        session,
+        fmt,
+        request.options,
+        leaf_id=request.leaf_id,
+        whole_tree=request.whole_tree,
+        target=request.target,
+        pdf_writer=pdf_writer,
+    )
+
+
 def run_export(
     request: ExportRequest,
     progress: Callable[..., None] | None = None,
@@ -99,8 +119,7 @@ def run_export(
     Raises:
         ExportCancelled: ``cancel`` was set before anything was written.
     """
-    from core.export import render_export, save_export
-    from core.session import load_session
+    from core.export import save_export
 
     def pdf_writer(markdown: str, title: str) -> bytes:
         # The worker thread lays out the PDF: QTextDocument and QPdfWriter are not GUI widgets, so
@@ -112,16 +131,7 @@ def run_export(
         except PdfCancelled as err:
             raise ExportCancelled from err
 
-    session = load_session(request.path, checksum=False, keep_bodies=True)
-    rendered = render_export(
-        session,
-        request.fmt,
-        request.options,
-        leaf_id=request.leaf_id,
-        whole_tree=request.whole_tree,
-        target=request.target,
-        pdf_writer=pdf_writer,
-    )
+    rendered = _render(request, request.fmt, pdf_writer)
     if cancel is not None and cancel.is_set():
         raise ExportCancelled
     written = save_export(rendered, request.target, overwrite=request.overwrite)
@@ -130,21 +140,8 @@ def run_export(
 
 def preview_counts(request: ExportRequest) -> Counter[str]:
     """The redaction counts the export would report, without writing anything (in a worker)."""
-    from core.export import render_export
-    from core.session import load_session
-
-    session = load_session(request.path, checksum=False, keep_bodies=True)
     # A PDF holds the Markdown's content, so the Markdown gives its counts without laying out pages.
-    fmt = "md" if request.fmt == "pdf" else request.fmt
-    rendered = render_export(
-        session,
-        fmt,
-        request.options,
-        leaf_id=request.leaf_id,
-        whole_tree=request.whole_tree,
-        target=request.target,
-    )
-    return rendered.counts
+    return _render(request, "md" if request.fmt == "pdf" else request.fmt).counts
 
 
 def counts_text(counts: Counter[str]) -> str:
