@@ -97,11 +97,13 @@ class _MainThreadCollector:
 
     users = 0
     timer: QTimer | None = None
+    was_enabled = True  # what to restore when the last runner closes
 
     @classmethod
     def acquire(cls) -> None:
         cls.users += 1
         if cls.users == 1:
+            cls.was_enabled = gc.isenabled()
             gc.disable()
             timer = QTimer()
             timer.setInterval(_COLLECT_INTERVAL_MS)
@@ -115,7 +117,8 @@ class _MainThreadCollector:
         if cls.users == 0 and cls.timer is not None:
             cls.timer.stop()
             cls.timer = None
-            gc.enable()
+            if cls.was_enabled:
+                gc.enable()
 
     @staticmethod
     def collect() -> None:
