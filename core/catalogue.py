@@ -660,7 +660,7 @@ class Catalogue:
         with _sqlite_errors("search"):
             conn = self._connect()
             try:
-                rows = _ranked_docs(conn, query, " AND ".join(where), params, max(1, int(limit)))
+                rows = _ranked_entries(conn, query, " AND ".join(where), params, max(1, int(limit)))
             except sqlite3.OperationalError as err:
                 if _is_query_error(err):
                     raise QueryError(_explain_query_error(query, err)) from err
@@ -1051,16 +1051,16 @@ _LOOKUP_CHUNK = 500  # keys per "key IN (...)" query, well under SQLite's limit 
 
 _FIRST_TEXTS = 256  # best-ranked texts fetched first; most searches need no more
 _FIRST_GROUP = 8  # texts whose entries are fetched first; the groups grow fourfold
-_DOC_COLUMNS = (
+_HIT_COLUMNS = (
     "d.file_id, d.entry_id, d.role, d.tools, d.model, d.ts_ms, d.offset, d.length,"
     " f.path, f.session_id, f.cwd, f.name, d.on_path"
 )
 
 
-def _ranked_docs(
+def _ranked_entries(
     conn: sqlite3.Connection, query: str, where: str, params: list[object], limit: int
 ) -> list[tuple]:
-    """The best ``limit`` searchable entries (:data:`_DOC_COLUMNS` plus the score) for an FTS5 query.
+    """The best ``limit`` searchable entries (:data:`_HIT_COLUMNS` plus the score) for an FTS5 query.
 
     Texts are ranked by bm25, and the entries holding the best ones are fetched (and filtered by
     ``where`` over ``d``, the entry, and ``f``, its file) a growing group of texts at a time, until
@@ -1092,7 +1092,7 @@ def _ranked_docs(
         score = dict(ranked[pos - len(chunk) : pos])
         marks = ",".join("?" * len(chunk))
         for text_id, line, *row in conn.execute(
-            f"SELECT d.text_id, d.line, {_DOC_COLUMNS} FROM entries d JOIN files f ON f.id = d.file_id"
+            f"SELECT d.text_id, d.line, {_HIT_COLUMNS} FROM entries d JOIN files f ON f.id = d.file_id"
             f" WHERE d.text_id IN ({marks}) AND d.text_id IS NOT NULL AND {where}",
             [*chunk, *params],
         ):
