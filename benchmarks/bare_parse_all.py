@@ -1,7 +1,7 @@
 """Bare-parse baseline for a whole session folder: the least a Python process must do to read it all.
 
 Find every ``*.jsonl`` file directly in ROOT and in its immediate sub-folders (pi's
-``sessions/--<cwd>--/`` layout, the same files ``core.discovery.find_session_files`` finds), read
+``sessions/--<cwd>--/`` layout, the same files ``core.session.discovery.find_session_files`` finds), read
 each one whole, split it on ``\\n`` and ``orjson.loads`` every non-empty line. Nothing is kept,
 indexed or written. ``run_catalogue.py`` times this whole process as the floor that a cold
 ``prime-sessions index`` is compared with.

@@ -19,7 +19,7 @@ e. list: ``list ROOT --json`` from the warm catalogue against the reference's
    ``SessionManager.listAll()`` (``oracle/context.mjs --list-all ROOT --brief``); target: at
    least 20x faster.
 
-When the catalogue is not there yet (``core/catalogue.py`` missing, or the CLI has no ``index``
+When the catalogue is not there yet (``core/catalogue/catalogue.py`` missing, or the CLI has no ``index``
 command) the parts that need it are reported as "not available" and the rest still runs.
 
 Usage::
@@ -189,11 +189,13 @@ class Runner:
 
 def catalogue_status(runner: Runner) -> dict[str, str | None]:
     """For each of ``api``, ``index``, ``search``, ``list``: None when usable, else why not."""
-    if not (REPO / "core" / "catalogue.py").is_file():
-        return dict.fromkeys(("api", "index", "search", "list"), "core/catalogue.py is missing")
+    if not (REPO / "core" / "catalogue" / "catalogue.py").is_file():
+        return dict.fromkeys(("api", "index", "search", "list"), "core/catalogue/catalogue.py is missing")
     status: dict[str, str | None] = {}
-    _s, _o, err = runner.capture("api", [runner.python, "-c", "from core.catalogue import Catalogue"])
-    status["api"] = None if _s.status == 0 else f"import core.catalogue fails: {err.strip()[-200:]}"
+    _s, _o, err = runner.capture(
+        "api", [runner.python, "-c", "from core.catalogue.catalogue import Catalogue"]
+    )
+    status["api"] = None if _s.status == 0 else f"import core.catalogue.catalogue fails: {err.strip()[-200:]}"
     for command in ("index", "search", "list"):
         sample, out, err = runner.capture(command, runner.cli(command, "--help"))
         if sample.status != 0:

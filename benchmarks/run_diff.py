@@ -151,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     session_file = args.out / "diff-5000x5000.jsonl"
     left, right, entries = build_session(source, session_file)
     python = sys.executable
-    load = f"from core.session import load_session; load_session({str(session_file)!r}, checksum=False)"
+    load = (
+        f"from core.session.session import load_session; load_session({str(session_file)!r}, checksum=False)"
+    )
     commands = {
         "diff --format json": [
             python,

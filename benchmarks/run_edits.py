@@ -7,7 +7,7 @@ Whole process, each on a fresh copy of ``benchmarks/out/large-20000.jsonl`` (37.
 * clone: ``prime-sessions clone COPY --cwd /x`` vs the reference's ``SessionManager.forkFrom(COPY, "/x")``
 
 and in process (what the window does on its GUI thread for one label edit on the open session):
-``core.edits.label_edit(...).apply(session)`` on an already loaded session, plus the trash of 20 files.
+``core.writing.label_edit(...).apply(session)`` on an already loaded session, plus the trash of 20 files.
 
 Usage: python benchmarks/run_edits.py [--runs N] [--oracle DIR]
 Writes benchmarks/out/edits-results.md (git-ignored).
@@ -73,8 +73,7 @@ def main() -> int:
         raise SystemExit(f"{LARGE} is missing: run benchmarks/run_core.py first")
     sys.path.insert(0, str(REPO))
     from core import load_session
-    from core.edits import label_edit
-    from core.trash import trash_sessions
+    from core.writing import label_edit, trash_sessions
 
     oracle = Path(args.oracle)
     session = load_session(LARGE, checksum=False)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from core.diagnostics import Diagnostic
+    from core.session import Diagnostic
 
 __all__ = ["DiagnosticsPanel"]
 

@@ -3,9 +3,9 @@
 Layout: one ``QTreeView`` with two columns over ``gui.models.diff_model.DiffModel``, so an aligned pair of
 messages is one row and the two sides can never drift apart while scrolling. The common part is a collapsed
 row at the top; a long run of unchanged rows is one expandable row ("⋯ 14 unchanged messages"). Cells are
-rich text rendered by ``core.diff_render.cell_html`` and drawn by :class:`RichTextDelegate`.
+rich text rendered by ``core.diff.render.cell_html`` and drawn by :class:`RichTextDelegate`.
 
-The diff itself is computed by ``core.diff`` in a worker of the main window's ``TaskRunner`` (channel
+The diff itself is computed by ``core.diff.compare`` in a worker of the main window's ``TaskRunner`` (channel
 ``"diff"``); the sessions are read again there, never shared with the main thread.
 """
 
@@ -33,12 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff
-from core.diff_render import summary_lines
+from core.diff.render import summary_lines
 from gui.message_view import is_dark
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, KIND_ROLE, LEFT, DiffModel
 
 if TYPE_CHECKING:
-    from core.entry import Entry
+    from core.session import Entry
     from gui.main_window import MainWindow
 
 __all__ = ["DiffController", "DiffWindow", "RichTextDelegate"]
@@ -264,8 +264,8 @@ class DiffWindow(QMainWindow):
 
     def export_html(self, path: str, overwrite: bool = False) -> None:
         """Write the diff as a self-contained HTML file (core does the writing; never over a file unasked)."""
-        from core.diff_render import render_html
-        from core.export_files import write_export
+        from core.diff.render import render_html
+        from core.export.files import write_export
 
         data = render_html(self.diff, title=self.windowTitle()).encode("utf-8", "backslashreplace")
         write_export(path, data, overwrite=overwrite)

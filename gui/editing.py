@@ -1,10 +1,11 @@
 """Safe editing from the window: labels, names, undo/redo, fork, clone, trash, copy and reveal.
 
-Every write goes through core (``core.edits`` for labels and names, ``core.writer`` for new files,
-``core.trash`` for the trash); this module only asks and shows. Label and name edits on the open session
-run on the GUI thread, because they append through the window's own ``Session`` (whose checksum of every
-byte read is what lets core refuse a file that changed underneath) and the window refreshes that object
-on the GUI thread too. Fork and clone read their own copy of the file in a worker.
+Every write goes through core (``core.writing.edits`` for labels and names, ``core.writing.writer``
+for new files, ``core.writing.trash`` for the trash); this module only asks and shows. Label and name
+edits on the open session run on the GUI thread, because they append through the window's own ``Session``
+(whose checksum of every byte read is what lets core refuse a file that changed underneath) and the
+window refreshes that object on the GUI thread too.
+Fork and clone read their own copy of the file in a worker.
 
 Undo and redo wrap the core command objects: undoing appends the entry that restores the previous value;
 nothing is ever removed from a file. A command whose undo or redo cannot be written (the file changed or
@@ -24,10 +25,8 @@ from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequen
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
 
 if TYPE_CHECKING:
-    from core.edits import SetLabel, SetName
-    from core.entry import Entry
-    from core.session import Session
-    from core.summary import SessionSummary
+    from core.session import Entry, Session, SessionSummary
+    from core.writing import SetLabel, SetName
     from gui.main_window import MainWindow
 
 __all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
@@ -293,8 +292,8 @@ class EditingController(QObject):
     # ------------------------------------------------------------------ labels and names
     def set_label(self, entry_id: str, text: str) -> bool:
         """Give an entry of the open session the label ``text`` ("" clears it), as an undoable edit."""
-        from core.edits import label_edit
         from core.errors import PrimeSessionsError
+        from core.writing import label_edit
 
         session = self.window.session
         if session is None:
@@ -308,8 +307,8 @@ class EditingController(QObject):
 
     def rename(self, path: str, name: str) -> bool:
         """Name the session at ``path`` (``""`` clears the name), as an undoable edit."""
-        from core.edits import name_edit
         from core.errors import PrimeSessionsError
+        from core.writing import name_edit
 
         path = os.path.abspath(path)
         try:
@@ -335,8 +334,8 @@ class EditingController(QObject):
         the window's file watcher will find nothing new afterwards. A file that changed underneath in a
         way that is not an append is reloaded.
         """
-        from core.edits import SetName
         from core.errors import PrimeSessionsError, SessionChangedError
+        from core.writing import SetName
 
         window = self.window
         try:
@@ -443,7 +442,7 @@ class EditingController(QObject):
 
         def work() -> str:
             from core.session import load_session
-            from core.writer import fork_session
+            from core.writing import fork_session
 
             return str(fork_session(load_session(path), at))
 
@@ -469,7 +468,7 @@ class EditingController(QObject):
     def _clone(self, path: str, cwd: str | None) -> None:
         def work() -> str:
             from core.session import load_session
-            from core.writer import clone_session
+            from core.writing import clone_session
 
             return str(clone_session(load_session(path), cwd=cwd))
 
@@ -493,7 +492,7 @@ class EditingController(QObject):
     # ------------------------------------------------------------------ trash
     def trash_selected(self) -> None:
         """Move the selected sessions to the trash after a confirmation that names them."""
-        from core.trash import trash_sessions
+        from core.writing import trash_sessions
 
         paths = self.selected_paths()
         if not paths:
@@ -540,7 +539,7 @@ class EditingController(QObject):
     def copy_markdown(self) -> None:
         """Put the selected entry, rendered as Markdown (as a full export shows it), on the clipboard."""
         from core.errors import PrimeSessionsError
-        from core.export_markdown import entry_to_markdown
+        from core.export.markdown import entry_to_markdown
 
         entry = self.current_entry()
         session = self.window.session

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.export_common import ExportOptions
+from core.export import ExportOptions
 
 if TYPE_CHECKING:
     from core.export import RenderedExport

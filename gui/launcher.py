@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 import core.cli
-import core.export_cli
+import core.cli.export
 
 __all__ = ["main", "wants_window"]
 
@@ -40,7 +40,7 @@ def wants_window(argv: Sequence[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Open the window (no arguments, a folder or a ``.jsonl`` file) or run a CLI command."""
-    # In the frozen bundle, a catalogue reader process (core.catalogue_pool) starts this same
+    # In the frozen bundle, a catalogue reader process (core.catalogue.pool) starts this same
     # binary; PyInstaller's freeze_support turns it into the worker and never returns there.
     multiprocessing.freeze_support()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gui.app import main as app_main
 
         return app_main(args)
-    core.export_cli.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
+    core.cli.export.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
     return core.cli.main(args)
 
 

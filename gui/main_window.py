@@ -53,9 +53,7 @@ from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
     from core.catalogue import Hit
-    from core.entry import Entry
-    from core.session import Session
-    from core.summary import SessionSummary
+    from core.session import Entry, Session, SessionSummary
 
 __all__ = ["APPLICATION", "DEMO_DIR", "ORGANIZATION", "MainWindow"]
 
@@ -125,7 +123,7 @@ def _load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
 
 def _context(session: Session, entry_id: str | None) -> list[dict]:
     """Worker: the messages the model saw at ``entry_id`` (reads many bodies)."""
-    from core.context import build_context
+    from core.session import build_context
 
     return build_context(session, entry_id)["messages"]
 
@@ -186,7 +184,7 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from core.discovery import default_roots
+        from core.session import default_roots
 
         self.setWindowTitle("Prime Sessions")
         self._roots = [Path(r) for r in roots] if roots is not None else default_roots()

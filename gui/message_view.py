@@ -1,4 +1,4 @@
-"""The message pane: one entry rendered by ``core.render`` in a ``QTextBrowser``.
+"""The message pane: one entry rendered by ``core.render.message`` in a ``QTextBrowser``.
 
 Links are never followed by Qt itself: ``action:toggle/KEY`` expands or collapses a block and renders again,
 other ``action:`` links are re-emitted as :attr:`MessageView.action_requested`, ``http(s)``/``mailto`` links
@@ -15,8 +15,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from core.entry import Entry
-from core.render import (
+from core.render.message import (
     RenderOptions,
     image_bytes,
     parse_action,
@@ -25,6 +24,7 @@ from core.render import (
     stylesheet,
     tool_results_for,
 )
+from core.session import Entry
 from gui.theme import is_dark
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXT_WINDOW", "MAX_IMAGE_WIDTH", "MessageView", "is_dark"]
 
-MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
+MAX_IMAGE_WIDTH = 480  # px, as core.render.message sizes the <img> tags
 CONTEXT_WINDOW = 200  # context messages rendered at first, and added by each "earlier" link
 _CONTEXT_PREFIX = "ctx"  # ids of the stand-in entries of context messages
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")

@@ -1,6 +1,6 @@
 """PDF export: the Markdown export laid out by Qt's rich text and printed with ``QPdfWriter``.
 
-The content is exactly the Markdown export's (core renders it; :func:`core.export_html.markdown_to_html`
+The content is exactly the Markdown export's (core renders it; :func:`core.export.html.markdown_to_html`
 turns it into safe HTML), so the PDF and the ``.md`` file never disagree. ``QTextDocument.print_``
 cannot add page numbers, so the pages are painted one by one: each page draws its slice of the laid
 out document and then its number in the bottom margin. Runs on the offscreen platform (no display).
@@ -26,7 +26,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from core.export_html import markdown_to_html, pygments_css
+from core.export.html import markdown_to_html, pygments_css
 
 __all__ = ["PdfCancelled", "install_cli_hook", "markdown_to_pdf"]
 
@@ -198,6 +198,6 @@ def _paint_page(
 
 def install_cli_hook() -> None:
     """Let ``prime-sessions export --format pdf`` use :func:`markdown_to_pdf` (called by gui.launcher)."""
-    import core.export_cli
+    import core.cli.export
 
-    core.export_cli.pdf_writer = markdown_to_pdf
+    core.cli.export.pdf_writer = markdown_to_pdf

@@ -1,4 +1,4 @@
-"""The branch tree of one session: a lazy ``QAbstractItemModel`` over ``core.session.Session``.
+"""The branch tree of one session: a lazy ``QAbstractItemModel`` over ``core.session.session.Session``.
 
 The model adapts what core already indexed (``Session.tree``, ``Session.path_to``, ``Session.labels``) and
 asks core for an entry's body (``Session.bodies``) when its row is first shown; the one-line previews it
@@ -16,8 +16,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPixm
 from gui.models.roles import Role
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
-    from core.entry import Entry
-    from core.session import Session
+    from core.session import Entry, Session
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -795,7 +794,7 @@ def _release_nodes(root: _Node) -> list[_Node]:
 def _read_previews(session: Session, entries: list[Entry], width: int, previews: dict[str, str]) -> None:
     """Read the bodies of ``entries`` missing from ``previews`` (one open file) and add their previews."""
     from core.errors import SessionReadError
-    from core.preview import entry_preview
+    from core.render import entry_preview
 
     missing = [e for e in entries if e.id not in previews]
     if not missing:

@@ -3,7 +3,7 @@
 Top-level rows are the common part (its last messages as children), the aligned rows, and folds: a long run
 of unchanged rows (``core.diff.fold_runs``) is one row whose children are those rows. With "only changes"
 the top level holds the changed, inserted and deleted rows alone. Cells are rich text from
-``core.diff_render.cell_html`` (``HTML_ROLE``), made on first use and kept until the next reset.
+``core.diff.render.cell_html`` (``HTML_ROLE``), made on first use and kept until the next reset.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 from PySide6.QtGui import QColor
 
 from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffRow, fold_runs
-from core.diff_render import cell_html
+from core.diff.render import cell_html
 
 __all__ = ["ENTRY_ROLE", "HTML_ROLE", "KIND_ROLE", "LEFT", "RIGHT", "START_ROLE", "DiffModel"]
 

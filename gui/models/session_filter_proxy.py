@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFil
 from gui.models.roles import Role
 
 if TYPE_CHECKING:
-    from core.summary import SessionSummary
+    from core.session import SessionSummary
 
 __all__ = ["SessionFilterProxy", "filter_words", "matches"]
 

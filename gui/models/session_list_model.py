@@ -1,4 +1,4 @@
-"""The session list: a flat table over ``core.summary.SessionSummary`` records.
+"""The session list: a flat table over ``core.session.summary.SessionSummary`` records.
 
 The model only adapts records that core already produced (a loader, a refresh or ``Catalogue.summaries()``);
 it never opens, parses or stats a file. Sorting and filtering live in ``SessionFilterProxy``.
@@ -28,7 +28,7 @@ from PySide6.QtGui import QColor, QFont
 from gui.models.roles import Role
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
-    from core.summary import SessionSummary
+    from core.session import SessionSummary
 
 __all__ = [
     "COLUMNS",

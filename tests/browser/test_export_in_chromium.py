@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.export import render_export
-from core.export_common import ExportOptions
+from core.export import ExportOptions, render_export
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 

@@ -20,11 +20,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-import core.catalogue as catalogue_module
+import core.catalogue.catalogue as catalogue_module
 from core.catalogue import Catalogue, CatalogueError, QueryError
-from core.session import load_session
-from core.snippets import make_snippet, mark_spans, query_terms
-from core.summary import summarize
+from core.catalogue.snippets import make_snippet, mark_spans, query_terms
+from core.session import load_session, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from tests.conftest import DEMO, EXPECTED, REPO, SAMPLES
 
@@ -895,7 +894,7 @@ def test_reader_processes_give_the_same_catalogue(tmp_path: Path, monkeypatch: p
 
 
 class _FakeReaders:
-    """Stands in for core.catalogue_pool.Readers, in process, to reach its rare outcomes."""
+    """Stands in for core.catalogue.pool.Readers, in process, to reach its rare outcomes."""
 
     def __init__(self, jobs: list, workers: int, *, handed_all: bool = False, broken: bool = False) -> None:
         self.jobs = dict(jobs)

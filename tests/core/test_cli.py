@@ -384,7 +384,7 @@ def test_a_permission_error_is_one_line_even_as_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # root reads anything, so simulate the refusal the kernel gives everyone else
-    import core.session
+    import core.session.session
     from core.cli import main
 
     path = tmp_path / "secret.jsonl"
@@ -396,7 +396,7 @@ def test_a_permission_error_is_one_line_even_as_root(
             raise PermissionError(13, "Permission denied", str(name))
         return real_open(name, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(core.session.os, "open", refusing_open)
+    monkeypatch.setattr(core.session.session.os, "open", refusing_open)
     assert main(["show", str(path)]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -439,12 +439,12 @@ def test_an_unexpected_error_is_one_line_too(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import core.cli
-    import core.context
+    import core.session.context
 
     def broken(*_args: object, **_kwargs: object) -> dict:
         raise RuntimeError("something impossible")
 
-    monkeypatch.setattr(core.context, "iter_context", broken)
+    monkeypatch.setattr(core.session.context, "iter_context", broken)
     monkeypatch.delenv("PRIME_SESSIONS_DEBUG", raising=False)
     assert core.cli.main(["context", str(LINEAR)]) == 70
     captured = capsys.readouterr()
@@ -461,7 +461,7 @@ def test_an_unexpected_error_is_one_line_too(
 def test_the_status_line_draws_on_a_terminal_only_and_at_most_ten_times_a_second(monkeypatch) -> None:
     import io
 
-    from core.cli import StatusLine, _ProgressBar
+    from core.cli.program import StatusLine, _ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from core import build_context, find_session_files, load_session, summarize
-from core.context import DEFAULT_LEAF
+from core.session import DEFAULT_LEAF
 from tests.conftest import CORPUS, EXPECTED, REPO, SAMPLES
 
 INDEX = json.loads((EXPECTED / "index.json").read_text()) if (EXPECTED / "index.json").exists() else {}

@@ -20,9 +20,9 @@ import orjson
 import pytest
 
 from core import DEFAULT_LEAF, build_context, load_session, summarize
-from core.diagnostics import KINDS, Severity
-from core.preview import entry_preview
+from core.render import entry_preview
 from core.session import Session
+from core.session.diagnostics import KINDS, Severity
 from tests.conftest import EXPECTED, SAMPLES
 
 PI = SAMPLES / "pi-layout" / "sessions"

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from core.diff import (
+from core.diff.compare import (
     CHANGED,
     DELETED,
     INSERTED,
@@ -26,7 +26,7 @@ from core.diff import (
 )
 from core.errors import InvalidRequestError
 from core.session import load_session
-from core.writer import fork_session
+from core.writing import fork_session
 from tests.conftest import DEMO, shallow_stack
 
 START_MS = 1_772_400_000_000
@@ -556,7 +556,7 @@ def test_repeated_and_unrelated_messages_align_without_quadratic_work() -> None:
     # difflib over these took minutes (a thousand identical results; role sequences of two unrelated
     # sessions); the patience anchors and the linear pairing keep them to a blink. No timing is asserted:
     # a regression shows as a test run that does not end.
-    from core.diff import DiffMessage, align, matching_blocks
+    from core.diff.compare import DiffMessage, align, matching_blocks
 
     ok_left = [DiffMessage(f"l{i}", "message", "toolResult", result="ok") for i in range(3000)]
     ok_right = [DiffMessage(f"r{i}", "message", "toolResult", result="ok") for i in range(3100)]

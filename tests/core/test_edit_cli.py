@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core import load_session
-from core.edit_cli import session_title
+from core.cli.edit import session_title
 from tests.core.test_trash import demo_copies, in_trash
 from tests.core.test_writer import BRANCHES, LINEAR, copy_into, lines_of, oracle
 

@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from core import load_session
-from core.edits import SetLabel, SetName, label_edit, name_edit
 from core.errors import InvalidRequestError, SessionChangedError
+from core.writing import SetLabel, SetName, label_edit, name_edit
 from tests.core.test_writer import BRANCHES, LINEAR, copy_into, lines_of, oracle
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import core.export_cli
+import core.cli.export
 from core.cli import main
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import DEMO, REPO
@@ -96,12 +96,12 @@ def test_mistakes_are_one_sentence(
 def test_pdf_without_qt_says_so_and_with_the_hook_writes(
     session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(core.export_cli, "pdf_writer", None)
+    monkeypatch.setattr(core.cli.export, "pdf_writer", None)
     assert main(["export", str(session), "-o", str(tmp_path / "a.pdf")]) == 1
     assert "needs the app's Qt" in capsys.readouterr().err
     seen: list[tuple[str, str]] = []
     monkeypatch.setattr(
-        core.export_cli, "pdf_writer", lambda md, title: seen.append((md, title)) or b"%PDF-fake"
+        core.cli.export, "pdf_writer", lambda md, title: seen.append((md, title)) or b"%PDF-fake"
     )
     assert main(["export", str(session), "-o", str(tmp_path / "a.pdf")]) == 0
     assert (tmp_path / "a.pdf").read_bytes() == b"%PDF-fake"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.export_common import ExportOptions
-from core.export_html import _assets, json_for_script, markdown_to_html, session_to_html
+from core.export import ExportOptions
+from core.export.html import _assets, json_for_script, markdown_to_html, session_to_html
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES
@@ -77,11 +77,11 @@ def _golden_page(page: str) -> str:
 
     Those are the same in every page and are tested on their own (the CSP tests below, the browser
     test); without them a golden file holds what is particular to its session, and a change to
-    core/export_assets does not rewrite every golden file.
+    core/export/assets does not rewrite every golden file.
     """
     css, js = _assets()
-    page = page.replace(css, "/* core/export_assets/page.css */\n").replace(
-        js, "/* core/export_assets/page.js */\n"
+    page = page.replace(css, "/* core/export/assets/page.css */\n").replace(
+        js, "/* core/export/assets/page.js */\n"
     )
     page = re.sub(
         r"<style>pre \{ line-height.*?</style>", "<style>/* Pygments colours */</style>", page, flags=re.S

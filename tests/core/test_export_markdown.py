@@ -15,8 +15,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from core.errors import InvalidRequestError
-from core.export_common import ExportOptions, fence
-from core.export_markdown import entry_to_markdown, session_to_markdown
+from core.export.common import ExportOptions, fence
+from core.export.markdown import entry_to_markdown, session_to_markdown
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES, shallow_stack

@@ -11,10 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from core.export import render_export
-from core.export_common import ExportOptions
-from core.export_markdown import session_to_markdown
-from core.redact import Redactor
+from core.export import ExportOptions, render_export
+from core.export.markdown import session_to_markdown
+from core.export.redact import Redactor
 from core.session import load_session
 from tests.browser.hostile import PNG
 

@@ -1,4 +1,4 @@
-"""core.render: entries as safe HTML fragments for Qt's rich-text viewer."""
+"""core.render.message: entries as safe HTML fragments for Qt's rich-text viewer."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from core import load_session
-from core.render import (
+from core.render.message import (
     RenderOptions,
     block_key,
     image_bytes,
@@ -613,7 +613,7 @@ def test_stylesheet_has_both_palettes() -> None:
 
 
 def test_render_imports_no_qt() -> None:
-    tree = ast.parse((REPO / "core" / "render.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "core" / "render" / "message.py").read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -625,7 +625,7 @@ def test_render_imports_no_qt() -> None:
 
 def test_cli_and_render_import_lazily() -> None:
     code = (
-        "import sys, core.cli, core.render\n"
+        "import sys, core.cli.program, core.render.message\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('markdown_it', 'pygments', 'PySide6')]\n"
         "print(bad)\n"
     )

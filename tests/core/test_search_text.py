@@ -1,12 +1,11 @@
-"""What the catalogue indexes for each kind of entry (core.search_text.entry_doc)."""
+"""What the catalogue indexes for each kind of entry (core.catalogue.search_text.entry_doc)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.entry import Entry
-from core.search_text import clean_text, entry_doc
-from core.session import Session
+from core.catalogue.search_text import clean_text, entry_doc
+from core.session import Entry, Session
 from tests.conftest import SAMPLES
 
 TS = "2026-03-02T09:14:07.122Z"

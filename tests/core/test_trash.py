@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from core.trash import trash_sessions
+from core.writing import trash_sessions
 from tests.conftest import DEMO
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

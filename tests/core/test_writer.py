@@ -17,7 +17,7 @@ import pytest
 
 from core import build_context, load_session
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
-from core.writer import (
+from core.writing.writer import (
     append_label,
     append_session_name,
     clone_session,

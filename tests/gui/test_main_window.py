@@ -11,10 +11,10 @@ import orjson
 from PySide6.QtCore import QSettings, QThreadPool, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
-import core.catalogue as catalogue_module
+import core.catalogue.catalogue as catalogue_module
 import gui.message_view as message_view_module
-from core.catalogue_read import WholeRead
-from core.render import image_bytes
+from core.catalogue.reading import WholeRead
+from core.render.message import image_bytes
 from gui.app import main
 from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
 from gui.models.roles import Role

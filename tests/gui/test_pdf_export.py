@@ -9,7 +9,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from core.export_markdown import session_to_markdown
+from core.export.markdown import session_to_markdown
 from core.session import load_session
 from gui.pdf_export import markdown_to_pdf
 from tests.browser.hostile import write_hostile_session

@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
 from core import load_session, summarize
-from core.summary import SessionSummary
+from core.session import SessionSummary
 from gui.models import COLUMNS, Role, SessionColumn, SessionFilterProxy, SessionListModel
 from gui.models.session_list_model import format_cost, format_modified, format_tokens, one_line
 from tests.conftest import DEMO, REPO, SAMPLES
@@ -541,13 +541,11 @@ def test_gui_models_import_no_core_io_modules():
     ).stdout.split()
     *core_modules, sqlite_loaded = out
     io_modules = {
-        "core.session",
-        "core.catalogue",
-        "core.discovery",
-        "core.loader",
-        "core.ops",
-        "core.writer",
+        "core.session.session",
+        "core.catalogue.catalogue",
+        "core.session.discovery",
+        "core.writing.writer",
     }
     assert not io_modules & set(core_modules), core_modules
-    assert set(core_modules) <= {"core", "core.summary", "core.timefmt"}
+    assert set(core_modules) <= {"core", "core.lazy", "core.session", "core.session.summary", "core.timefmt"}
     assert sqlite_loaded == "False"

@@ -1,0 +1,206 @@
+"""What the catalogue takes from one session file read whole: plain rows, no SQLite.
+
+Reading (parsing, summarizing, cutting out the searchable text and keying it) is most of the CPU
+time of a cold catalogue build, and it needs nothing but the file. Kept apart from the writing in
+:mod:`core.catalogue.catalogue`, it can run in worker processes (:mod:`core.catalogue.pool`) while the one
+connection writes. Everything here pickles: tuples, lists, dicts of plain values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass
+
+import orjson
+
+from core.catalogue.search_text import Doc, clean_text, entry_doc
+from core.session import Entry, summarize
+from core.session.session import Session, usage_totals
+from core.timefmt import js_date_ms
+
+GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
+
+
+def text_key(text: str) -> int:
+    """The key of a searchable text: its SHA-1's first 64 bits as a signed integer.
+
+    SHA-1 because OpenSSL computes it at about 1 GB/s, faster than blake2b or md5 here; nothing
+    depends on it resisting attack, only on distinct texts rarely sharing 64 bits.
+    """
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "little", signed=True)
+
+
+def json_text(value: object) -> str:
+    """JSON text SQLite can store (lone surrogates, which JSON.parse accepts, become U+FFFD)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
+        return clean_text(json.dumps(value, ensure_ascii=False))
+
+
+def guards(path: str, read_end: int) -> tuple[bytes, bytes]:
+    """The first bytes of the file and the last bytes before ``read_end``: what a later pass compares."""
+    with open(path, "rb") as handle:
+        head = handle.read(min(GUARD, read_end))
+        start = max(0, read_end - GUARD)
+        handle.seek(start)
+        tail = handle.read(read_end - start)
+    return head, tail
+
+
+def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str]:
+    """Ids from ``leaf`` up to its root, given ``id -> parent id``.
+
+    Stops at an id not in ``parents`` or at a repeat, so loops end.
+    """
+    seen: set[str] = set()
+    current = leaf
+    while current is not None and current in parents and current not in seen:
+        seen.add(current)
+        yield current
+        current = parents[current]
+
+
+def entry_rows(
+    entries: Sequence[Entry], docs: Mapping[int, Doc], on_path: Set[str]
+) -> tuple[list[tuple], dict[int, str]]:
+    """The catalogue rows of some entries, and the searchable texts by key.
+
+    A row is ``(line, entry_id, parent_id, tokens, cost, stop, role, tools, model, ts_ms, offset,
+    length, key, on_path)``: usage only for assistant messages; the search columns (from role on)
+    only for entries with a doc in ``docs`` (by line), else None. ``on_path``: ids on the path to
+    the leaf.
+    """
+    rows = []
+    texts: dict[int, str] = {}
+    for entry in entries:
+        tokens = cost = stop = None
+        if entry.role == "assistant" and isinstance(entry.info, tuple):
+            tokens, cost, stop = entry.info
+            stop = stop if isinstance(stop, str) else None
+        doc = docs.get(entry.line)
+        if doc is None:
+            rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop, *_NO_DOC))
+            continue
+        key = text_key(doc.text)
+        texts[key] = doc.text
+        rows.append(
+            (
+                entry.line,
+                entry.id,
+                entry.parent_id,
+                tokens,
+                cost,
+                stop,
+                doc.role,
+                doc.tools,
+                doc.model,
+                doc.ts_ms,
+                entry.offset,
+                entry.length,
+                key,
+                entry.id in on_path,
+            )
+        )
+    return rows, texts
+
+
+_NO_DOC = (None,) * 8
+
+
+@dataclass(slots=True)
+class WholeRead:
+    """Everything a whole read of one file puts in the catalogue.
+
+    Attributes:
+        path: the file.
+        size: bytes read (the end of the last complete line).
+        files: the values of :data:`FILE_COLUMNS`, in order.
+        entries: :func:`entry_rows` of every line.
+        overrides: ``(target, tokens, cost)`` of each ``child_usage_attributed`` result.
+        texts: key -> text for the entries' texts; a reader in a worker leaves out those it handed
+            over before (the catalogue has them), so the same text crosses the pipe once.
+    """
+
+    path: str
+    size: int
+    files: tuple
+    entries: list[tuple]
+    overrides: list[tuple]
+    texts: dict[int, str]
+
+
+FILE_COLUMNS = (
+    "dev, ino, size, mtime_ns, mtime_ms, read_end, line_no, unterminated, head, tail, header, version,"
+    " session_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,"
+    " first_message, entry_count, models, total_tokens, cost, leaf_id, last_stop, problems, diagnostics"
+)
+
+
+def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) -> WholeRead:
+    """Read one session file whole into catalogue rows.
+
+    Args:
+        path: the file.
+        st: its stat, taken by the pass (the identity the catalogue records).
+        handed: keys whose texts this reader handed over before; their texts are left out of the
+            result, and the new ones are added. None: every text is included.
+
+    Raises:
+        SessionReadError: the file cannot be read at all.
+        OSError: the guards cannot be read.
+    """
+    docs: dict[int, Doc] = {}  # by line
+
+    def observe(entry: Entry, obj: dict) -> None:
+        doc = entry_doc(entry, obj)
+        if doc is not None:
+            docs[entry.line] = doc
+
+    session = Session(path, checksum=False, observer=observe)
+    summary = summarize(session, st.st_mtime_ns / 1e6)
+    diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
+    head, tail = guards(path, session.size)
+    # id -> parent, the later line winning for a repeated id, as in Session.by_id
+    parents = {entry.id: entry.parent_id for entry in session.entries}
+    entries, texts = entry_rows(session.entries, docs, set(walk_up(parents, session.leaf_id)))
+    if handed is not None:
+        texts = {key: text for key, text in texts.items() if key not in handed}
+        handed.update(texts)
+    files = (
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_mtime_ns / 1e6,
+        session.size,
+        session.line_count,
+        0 if session.ends_with_newline else 1,
+        head,
+        tail,
+        json_text(session.header) if session.header is not None else None,
+        session.version,
+        clean_text(summary.id),
+        clean_text(summary.cwd),
+        clean_text(summary.name),
+        clean_text(summary.parentSessionPath),
+        session.created_ms,
+        js_date_ms(summary.modified),
+        session.last_activity_ms,
+        summary.messageCount,
+        clean_text(session.first_message),
+        summary.entryCount,
+        json_text(summary.models),
+        summary.totalTokens,
+        summary.cost,
+        clean_text(summary.leafId),
+        clean_text(summary.lastStopReason),
+        summary.problems,
+        json_text(diagnostics),
+    )
+    overrides = [(target, *usage_totals(usage)) for target, usage in session.usage_overrides.items()]
+    return WholeRead(path, session.size, files, entries, overrides, texts)

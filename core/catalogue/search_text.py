@@ -1,0 +1,165 @@
+"""The searchable text of an entry: what the catalogue puts in its full-text index.
+
+User messages, assistant text and thinking, tool call names and arguments, tool results, bash
+executions, custom messages, compaction and branch summaries. Images and signatures are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TypeVar
+
+import orjson
+
+from core.session import Entry
+from core.timefmt import js_date_ms
+
+_T = TypeVar("_T")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: _T) -> _T:
+    r"""``value`` with lone surrogates replaced by U+FFFD, so SQLite can store it; other values pass through.
+
+    ``JSON.parse`` accepts a lone ``"\ud83d"`` escape (half an emoji, from a reply cut mid-character),
+    and Python decodes it to a lone surrogate, which cannot be encoded as UTF-8.
+    """
+    if type(value) is str and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return _SURROGATE.sub("\ufffd", value)  # type: ignore[return-value]
+    return value
+
+
+def _dumps(value: object) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
+        return json.dumps(value, ensure_ascii=False)
+
+
+class Doc:
+    """One row of the full-text index.
+
+    Attributes:
+        text: the searchable text.
+        role: the message role (``user``, ``assistant``, ``toolResult``...) or the entry kind
+            (``compaction``, ``branch_summary``, ``custom_message``).
+        tools: tool names involved, space-separated (the calls an assistant message makes, or the
+            tool of a result).
+        model: ``provider/model`` of an assistant message, else ``""``.
+        ts_ms: the message time (or the entry time), in ms.
+    """
+
+    __slots__ = ("model", "role", "text", "tools", "ts_ms")
+
+    def __init__(self, text: str, role: str, tools: str, model: str, ts_ms: int | float | None) -> None:
+        self.text = text
+        self.role = role
+        self.tools = tools
+        self.model = model
+        self.ts_ms = ts_ms
+
+
+def _content_text(content: object) -> list[str]:
+    if type(content) is str:
+        return [content]
+    if type(content) is not list:
+        return []
+    return [
+        b["text"]
+        for b in content
+        if type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
+    ]
+
+
+def _arguments_text(arguments: object) -> str:
+    if isinstance(arguments, dict):
+        # Values, not JSON syntax: "path src/app.ts" is what people search for.
+        pieces = []
+        for key, value in arguments.items():
+            pieces.append(str(key))
+            pieces.append(value if isinstance(value, str) else _dumps(value))
+        return " ".join(pieces)
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):  # arguments kept as the raw JSON text the model streamed
+        return arguments
+    return _dumps(arguments)
+
+
+def entry_doc(entry: Entry, obj: dict) -> Doc | None:
+    """The index row for one entry, or None when the entry holds nothing worth searching."""
+    kind = entry.kind
+    ts = None
+    parts: list[str]
+    tools = ""
+    model = ""
+    if kind == "message":
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            return None
+        role = entry.role or "message"
+        moment = message.get("timestamp")
+        ts = moment if type(moment) is int or type(moment) is float else None
+        if role == "assistant":
+            parts = []
+            names = []
+            content = message.get("content")
+            for block in content if type(content) is list else ():
+                if type(block) is not dict:
+                    continue
+                kind_ = block.get("type")
+                if kind_ == "text":
+                    text = block.get("text")
+                    if type(text) is str:
+                        parts.append(text)
+                elif kind_ == "thinking":
+                    text = block.get("thinking")
+                    if type(text) is str:
+                        parts.append(text)
+                elif kind_ == "toolCall":
+                    name = block.get("name")
+                    if type(name) is str:
+                        names.append(name)
+                        parts.append(name)
+                    parts.append(_arguments_text(block.get("arguments")))
+            error = message.get("errorMessage")
+            if type(error) is str:
+                parts.append(error)
+            tools = " ".join(names)
+            name = message.get("model")
+            if type(name) is str:
+                provider = message.get("provider")
+                model = f"{provider}/{name}" if type(provider) is str else name
+        elif role == "toolResult":
+            tool = message.get("toolName")
+            tools = tool if isinstance(tool, str) else ""
+            parts = _content_text(message.get("content"))
+        elif role == "bashExecution":
+            tools = "bash"
+            parts = [str(message.get("command") or ""), str(message.get("output") or "")]
+        elif role in ("branchSummary", "compactionSummary"):
+            parts = [str(message.get("summary") or "")]
+        else:  # user, custom, hookMessage and anything unknown with content
+            parts = _content_text(message.get("content"))
+    elif kind in ("compaction", "branch_summary"):
+        role = kind
+        summary = obj.get("summary")
+        parts = [summary] if isinstance(summary, str) else []
+    elif kind == "custom_message":
+        role = kind
+        parts = _content_text(obj.get("content"))
+        custom_type = obj.get("customType")
+        if isinstance(custom_type, str):
+            tools = custom_type
+    else:
+        return None
+    text = "\n".join(parts)
+    if not text or text.isspace():
+        return None
+    if ts is None:
+        ts = js_date_ms(entry.timestamp)
+    return Doc(clean_text(text), role, tools, model, ts)  # the catalogue cleans the rest when it must

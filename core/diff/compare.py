@@ -1,0 +1,360 @@
+"""Comparing two branches of one session, or two sessions: alignment, word and line changes, summaries.
+
+Two paths are compared from where they part: :func:`diff_paths` finds the lowest common ancestor of
+two entries of one session; :func:`diff_sessions` finds the common part of two sessions by shared entry
+ids (a fork or clone keeps them) and falls back to identical content when the ids differ. What follows
+is aligned message by message:
+
+1. Every message gets a key: its role, model, text, tool calls and result, with whitespace
+   normalised (tool call ids, timestamps and thinking are left out, so a retried step with the same
+   content is recognised). A patience diff over the keys (:func:`matching_blocks`) finds the
+   identical messages that anchor the alignment, so one inserted tool call does not shift everything
+   after it. (``difflib.SequenceMatcher`` goes quadratic on repeated keys: minutes for two unrelated
+   5,000-message branches.)
+2. Between two anchors, a small dynamic programme pairs the remaining messages of the same role by
+   word similarity (a rewritten answer is one *changed* row, not a deletion and an insertion). Gaps
+   too large for it are paired in one linear walk that matches roles.
+3. Within a changed pair, text and tool-call arguments get word-level changes, tool results and
+   command output line-level changes (difflib on short token lists, anchored first when long).
+
+Everything is iterative (paths can be 100,000 entries deep) and bodies are read once, with one open
+file per session. Only entries that carry content take part (messages, compactions, branch summaries,
+custom messages); model and thinking changes, labels and names do not.
+
+The work is split by what it holds: ``core/diff/types.py`` (the records), ``core/diff/messages.py``
+(entries as messages), ``core/diff/patience.py`` (the patience diff), ``core/diff/align.py`` (steps 1
+and 2) and ``core/diff/tokens.py`` (step 3). This module holds the entry points, the helpers for callers
+and the building of the result, and re-exports the rest, so callers import from ``core.diff.compare`` only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+from core.diff.align import align
+from core.diff.messages import messages
+from core.diff.patience import matching_blocks
+from core.diff.tokens import line_ops, word_ops
+from core.diff.types import CHANGED as CHANGED  # the row kinds are re-exported for callers
+from core.diff.types import DELETED as DELETED
+from core.diff.types import INSERTED as INSERTED
+from core.diff.types import (
+    SAME,
+    BranchDiff,
+    CommonPart,
+    DiffMessage,
+    DiffRow,
+    Op,
+    Section,
+    SideSummary,
+    ToolCall,
+    counts,
+)
+from core.errors import InvalidRequestError
+from core.session import Entry
+from core.session.session import Session, entries_usage
+
+__all__ = [
+    "BranchDiff",
+    "CommonPart",
+    "DiffMessage",
+    "DiffRow",
+    "Op",
+    "Section",
+    "SideSummary",
+    "ToolCall",
+    "align",
+    "change_starts",
+    "diff_paths",
+    "diff_sessions",
+    "find_parent_file",
+    "fold_runs",
+    "line_ops",
+    "matching_blocks",
+    "resolve_entry",
+    "resolve_parent_session",
+    "word_ops",
+]
+
+CONTENT_KINDS = frozenset({"message", "compaction", "branch_summary", "custom_message"})
+EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "edit_file", "write_file", "create_file"})
+COMMON_TAIL = 3  # messages of the common part kept for display (the rest is only counted)
+
+
+# ---------------------------------------------------------------------------- entry points
+def diff_paths(session: Session, left_id: str, right_id: str) -> BranchDiff:
+    """Compare the paths to two entries of one session from their lowest common ancestor.
+
+    Args:
+        session: the loaded session.
+        left_id: the end of the left branch (any entry, normally a leaf).
+        right_id: the end of the right branch.
+
+    Returns:
+        The aligned rows after the common ancestor, the common part and a summary per side.
+
+    Raises:
+        InvalidRequestError: an id names no entry of the session.
+    """
+    left_path = _path(session, left_id)
+    right_path = _path(session, right_id)
+    shared = 0
+    for a, b in zip(left_path, right_path, strict=False):
+        if a.id != b.id:
+            break
+        shared += 1
+    return _build(
+        session,
+        left_path,
+        shared,
+        session,
+        right_path,
+        shared,
+        "tree" if shared else "none",
+        left_id,
+        right_id,
+    )
+
+
+def diff_sessions(
+    left_session: Session, left_id: str | None, right_session: Session, right_id: str | None
+) -> BranchDiff:
+    """Compare a path of one session with a path of another (a fork against its parent, or any two).
+
+    The common part is the longest run of content entries, from the start, with the same ids on both
+    paths (forks and clones keep ids; label entries a fork drops do not count). When not even the
+    first ids match, it is the longest run of identical messages instead.
+
+    Args:
+        left_session: the session of the left side.
+        left_id: the entry whose path is the left side; None for the session's leaf.
+        right_session: the session of the right side (may be the same object).
+        right_id: the entry whose path is the right side; None for the session's leaf.
+
+    Returns:
+        The aligned rows after the common part, the common part and a summary per side.
+
+    Raises:
+        InvalidRequestError: an id names no entry of its session.
+    """
+    left_path = _path(left_session, left_id if left_id is not None else left_session.leaf_id)
+    right_path = _path(right_session, right_id if right_id is not None else right_session.leaf_id)
+    left_content = [e for e in left_path if e.kind in CONTENT_KINDS]
+    right_content = [e for e in right_path if e.kind in CONTENT_KINDS]
+    shared = 0
+    for a, b in zip(left_content, right_content, strict=False):
+        if a.id != b.id:
+            break
+        shared += 1
+    matched_by = "ids" if shared else "none"
+    left_messages = right_messages = None
+    if not shared and left_content and right_content:
+        left_messages = messages(left_session, left_content)
+        right_messages = messages(right_session, right_content)
+        for a, b in zip(left_messages, right_messages, strict=False):
+            if a.key != b.key:
+                break
+            shared += 1
+        matched_by = "content" if shared else "none"
+    left_cut = _cut_after(left_path, left_content, shared)
+    right_cut = _cut_after(right_path, right_content, shared)
+    return _build(
+        left_session,
+        left_path,
+        left_cut,
+        right_session,
+        right_path,
+        right_cut,
+        matched_by,
+        left_path[-1].id if left_path else left_id,
+        right_path[-1].id if right_path else right_id,
+        (left_messages, right_messages),
+    )
+
+
+# ---------------------------------------------------------------------------- helpers for callers
+def resolve_entry(session: Session, ref: str) -> str:
+    """An entry id from what a user typed: a full id, a unique id prefix, or ``leaf``.
+
+    Raises:
+        InvalidRequestError: nothing or more than one entry matches.
+    """
+    if ref == "leaf":
+        if session.leaf_id is None:
+            raise InvalidRequestError(f"{session.path} has no entries.")
+        return session.leaf_id
+    if ref in session.by_id:
+        return ref
+    matches = [entry_id for entry_id in session.by_id if entry_id.startswith(ref)] if ref else []
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InvalidRequestError(
+            f"{ref} matches {len(matches)} entries in {session.path}; give more of the id."
+        )
+    raise InvalidRequestError(f"There is no entry {ref} in {session.path}.")
+
+
+def resolve_parent_session(session: Session) -> str | None:
+    """The file of a session's ``parentSession``, or None when it is not found (:func:`find_parent_file`)."""
+    return find_parent_file(session.path, session.parent_session)
+
+
+def find_parent_file(session_path: str, recorded: str | None) -> str | None:
+    """Where a recorded ``parentSession`` path is now, or None.
+
+    The recorded path when it exists, else the same file name beside the session (sessions copied or
+    moved together, like the demo sessions, whose headers name a home folder that is not there).
+    """
+    if not recorded:
+        return None
+    if os.path.isfile(recorded):
+        return os.path.abspath(recorded)
+    name = re.split(r"[\\/]", recorded)[-1]
+    beside = os.path.join(os.path.dirname(os.path.abspath(session_path)), name)
+    return beside if name and os.path.isfile(beside) else None
+
+
+def fold_runs(rows: Sequence[DiffRow], context: int = 2, min_run: int = 6) -> list[tuple[int, int]]:
+    """Runs of unchanged rows worth folding away, as ``(start, end)`` index ranges (end excluded).
+
+    ``context`` same rows stay visible next to each change; a run is folded only when at least
+    ``min_run`` rows would disappear.
+    """
+    runs: list[tuple[int, int]] = []
+    start = None
+    count = len(rows)
+    for index in range(count + 1):
+        same = index < count and rows[index].kind == SAME
+        if same and start is None:
+            start = index
+        elif not same and start is not None:
+            first = start + (context if start > 0 else 0)
+            last = index - (context if index < count else 0)
+            if last - first >= min_run:
+                runs.append((first, last))
+            start = None
+    return runs
+
+
+def change_starts(rows: Sequence[DiffRow]) -> list[int]:
+    """Indexes of the rows where a run of changed, inserted or deleted rows begins (for next/previous)."""
+    starts = []
+    previous_same = True
+    for index, row in enumerate(rows):
+        same = row.kind == SAME
+        if not same and previous_same:
+            starts.append(index)
+        previous_same = same
+    return starts
+
+
+# ---------------------------------------------------------------------------- building
+def _path(session: Session, entry_id: str | None) -> list[Entry]:
+    if entry_id is None:
+        raise InvalidRequestError(f"{session.path} has no entries to compare.")
+    if session.get(entry_id) is None:
+        raise InvalidRequestError(f"There is no entry {entry_id} in {session.path}.")
+    return session.path_to(entry_id)
+
+
+def _cut_after(path: list[Entry], content: list[Entry], shared: int) -> int:
+    """How many entries of ``path`` belong to the common part when its first ``shared`` content entries do."""
+    if not shared:
+        return 0
+    last = content[shared - 1]
+    for index in range(len(path) - 1, -1, -1):
+        if path[index] is last:
+            return index + 1
+    return 0
+
+
+def _build(
+    left_session: Session,
+    left_path: list[Entry],
+    left_cut: int,
+    right_session: Session,
+    right_path: list[Entry],
+    right_cut: int,
+    matched_by: str,
+    left_id: str | None,
+    right_id: str | None,
+    parsed: tuple[list[DiffMessage] | None, list[DiffMessage] | None] = (None, None),
+) -> BranchDiff:
+    left_content = [e for e in left_path if e.kind in CONTENT_KINDS]
+    right_content = [e for e in right_path if e.kind in CONTENT_KINDS]
+    left_shared = sum(1 for e in left_path[:left_cut] if e.kind in CONTENT_KINDS)
+    right_shared = sum(1 for e in right_path[:right_cut] if e.kind in CONTENT_KINDS)
+    tail_start = max(0, left_shared - COMMON_TAIL)
+    # Bodies are read for the divergent parts and the displayed tail only: a 100,000-entry common part
+    # costs an index walk, not 100,000 body reads.
+    if parsed[0] is not None:
+        left_all = parsed[0][tail_start:]
+    else:
+        left_all = messages(left_session, left_content[tail_start:])
+    right_messages = (
+        parsed[1][right_shared:]
+        if parsed[1] is not None
+        else messages(right_session, right_content[right_shared:])
+    )
+    tail = tuple(left_all[: left_shared - tail_start])
+    left_messages = left_all[left_shared - tail_start :]
+    rows = tuple(align(left_messages, right_messages))
+    left_anchor = left_path[left_cut - 1] if left_cut else None
+    right_anchor = right_path[right_cut - 1] if right_cut else None
+    common = CommonPart(
+        left_anchor.id if left_anchor else None,
+        right_anchor.id if right_anchor else None,
+        left_cut,
+        left_shared,
+        matched_by,
+        tail,
+    )
+    left_summary = _summarise(left_session, left_id, left_path[left_cut:], left_messages, left_anchor)
+    right_summary = _summarise(right_session, right_id, right_path[right_cut:], right_messages, right_anchor)
+    return BranchDiff(left_summary, right_summary, common, rows, counts(rows))
+
+
+def _summarise(
+    session: Session,
+    entry_id: str | None,
+    entries: list[Entry],
+    messages: list[DiffMessage],
+    anchor: Entry | None,
+) -> SideSummary:
+    tokens, cost = entries_usage(session, entries)
+    files: dict[str, None] = {}
+    models: dict[str, None] = {}
+    calls = 0
+    ended = error = None
+    for message in messages:
+        calls += len(message.calls)
+        for call in message.calls:
+            if call.path and call.name.lower() in EDIT_TOOLS:
+                files[call.path] = None
+        if message.role == "assistant":
+            if message.model:
+                models[message.model] = None
+            ended = message.stop_reason
+            error = message.error if message.stop_reason in ("error", "aborted") else None
+    times = [t for t in (e.ts_ms for e in ([anchor] if anchor else []) + entries[-1:]) if t is not None]
+    if anchor is None and entries:
+        first = entries[0].ts_ms
+        times = [t for t in (first, entries[-1].ts_ms) if t is not None]
+    duration = times[-1] - times[0] if len(times) == 2 else None
+    return SideSummary(
+        file=session.path,
+        entry_id=entry_id,
+        messages=len(messages),
+        tool_calls=calls,
+        tokens=tokens,
+        cost=round(cost, 10),
+        duration_ms=duration,
+        files_touched=tuple(files),
+        models=tuple(models),
+        ended=ended,
+        last_role=messages[-1].role if messages else None,
+        error=error,
+    )

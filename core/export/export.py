@@ -1,0 +1,120 @@
+"""Exporting a session to a file: one entry point for the CLI and the app.
+
+:func:`render_export` renders (Markdown, HTML, or PDF through a writer the app supplies, since core
+cannot use Qt) and :func:`save_export` writes the result and its images atomically. The redaction
+counts come back with the rendering, so a caller can show them before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import InvalidRequestError
+from core.export.common import FORMATS, ExportOptions, ImageSink
+from core.export.files import image_folder_for, write_export
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+__all__ = ["PdfWriter", "RenderedExport", "render_export", "save_export"]
+
+PdfWriter = Callable[[str, str], bytes]
+"""Turns ``(markdown, title)`` into PDF bytes (``gui.pdf_export.markdown_to_pdf``)."""
+
+
+@dataclass
+class RenderedExport:
+    """An export rendered in memory, not yet written.
+
+    Attributes:
+        data: the file's bytes.
+        images: image files to write beside it (relative name -> bytes, in ``images.files``).
+        counts: redactions made, by kind (empty when nothing was redacted).
+        entries: how many entries the export covers.
+    """
+
+    data: bytes
+    images: ImageSink = field(default_factory=ImageSink)
+    counts: Counter[str] = field(default_factory=Counter)
+    entries: int = 0
+
+
+def render_export(
+    session: Session,
+    fmt: str,
+    options: ExportOptions | None = None,
+    *,
+    leaf_id: str | None = None,
+    whole_tree: bool = False,
+    target: str | os.PathLike[str] | None = None,
+    pdf_writer: PdfWriter | None = None,
+) -> RenderedExport:
+    """Render a session as ``md``, ``html`` or ``pdf``.
+
+    Args:
+        session: the loaded session.
+        fmt: ``"md"``, ``"html"`` or ``"pdf"``.
+        options: what to include and what to redact; the defaults when None.
+        leaf_id: the entry whose path is exported (the current leaf when None).
+        whole_tree: every branch instead of one path.
+        target: where the file will go; names the image folder when images go beside it.
+        pdf_writer: needed for PDF (core has no Qt); without it PDF raises InvalidRequestError.
+
+    Returns:
+        The bytes, the images and the redaction counts.
+    """
+    options = options or ExportOptions()
+    if fmt not in FORMATS:
+        raise InvalidRequestError(f"Unknown format {fmt!r}; choose md, html or pdf.")
+    folder = image_folder_for(target) if target is not None else "images"
+    redactor = None
+    if options.redacting:
+        from core.export.redact import Redactor  # its patterns are compiled on import: only when needed
+
+        redactor = Redactor(detect=options.redact, literals=options.literals)
+    if fmt == "html":
+        from core.export.html import session_to_html
+
+        page = session_to_html(
+            session, options, leaf_id=leaf_id, whole_tree=whole_tree, redactor=redactor, image_folder=folder
+        )
+        data, images, entries = page.data, page.images, page.entries
+    else:
+        from core.export.markdown import session_to_markdown
+
+        if fmt == "pdf":
+            if pdf_writer is None:
+                raise InvalidRequestError(
+                    "PDF export needs the app's Qt; run it from the app or prime-sessions."
+                )
+            # A PDF carries its images inside; files beside it would be lost.
+            if options.images == "beside":
+                from dataclasses import replace
+
+                options = replace(options, images="embed")
+        doc = session_to_markdown(
+            session, options, leaf_id=leaf_id, whole_tree=whole_tree, redactor=redactor, image_folder=folder
+        )
+        if fmt == "pdf":
+            title = re.sub(r"\\(.)", r"\1", doc.text.split("\n", 1)[0].lstrip("# ").strip())
+            data = pdf_writer(doc.text, title)
+            images = ImageSink(folder)
+        else:
+            data = doc.text.encode("utf-8", "backslashreplace")
+            images = doc.images
+        entries = doc.entries
+    counts = Counter(redactor.counts) if redactor is not None else Counter()
+    return RenderedExport(data, images, counts, entries)
+
+
+def save_export(
+    rendered: RenderedExport, target: str | os.PathLike[str], *, overwrite: bool = False
+) -> list[Path]:
+    """Write a rendered export and its images beside ``target`` (see ``core.export.files.write_export``)."""
+    return write_export(target, rendered.data, rendered.images.files, overwrite=overwrite)

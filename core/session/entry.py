@@ -1,0 +1,138 @@
+"""The light per-entry index record, and the entry-type vocabulary.
+
+Message bodies stay on disk: an :class:`Entry` holds where its line is (byte offset and length) and
+the few fields the tree, the labels and the summaries need. :meth:`core.session.session.Session.body` reads
+and decodes the full entry when someone asks for it.
+"""
+
+from __future__ import annotations
+
+from core.timefmt import js_date_ms
+
+# Entry types of the format document. The reference knows the first nine; the rest are Prime Agent
+# bookkeeping types that never enter model context.
+KNOWN_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+        "service_tier_change",
+        "child_usage_attributed",
+        "session_state",
+        "agent_status",
+        "git_state",
+    }
+)
+
+# Variant spellings seen in the wild (the second format document). Read leniently, never written.
+TYPE_ALIASES = {
+    "modelChange": "model_change",
+    "thinkingLevel": "thinking_level_change",
+    "thinkingLevelChange": "thinking_level_change",
+    "serviceTierChange": "service_tier_change",
+    "branchSummary": "branch_summary",
+    "customMessage": "custom_message",
+    "sessionInfo": "session_info",
+    "childUsageAttributed": "child_usage_attributed",
+    "sessionState": "session_state",
+    "agentStatus": "agent_status",
+    "gitState": "git_state",
+}
+
+MESSAGE_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+
+
+def js_truthy(value: object) -> bool:
+    """JavaScript truthiness, which the reference uses for labels and summaries (``[]`` is truthy)."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0 and value == value  # NaN is falsy
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+class Entry:
+    """One entry of a session file (any line but the header), as a light index record.
+
+    Attributes:
+        id: the entry id (synthesised for legacy v1 entries and for entries without one).
+        parent_id: the parent's id, or None for a root.
+        type: the ``type`` string as written in the file.
+        kind: ``type`` with variant spellings normalised (``modelChange`` -> ``model_change``).
+        timestamp: the entry's ``timestamp`` value as written (normally an ISO string).
+        ts_ms: ``timestamp`` in ms since the epoch, None when it does not parse.
+        line: 1-based line number in the file.
+        offset, length: where the line's bytes are in the file (without the newline).
+        role: ``message.role`` for message entries, else None.
+        synthetic: True when ``id``/``parentId`` were assigned in memory (legacy v1 migration).
+        info: a small type-specific value: label ``(targetId, label)``, session_info name, the assistant's
+            ``(provider, model, tokens, cost, stopReason)``, the v1 compaction's ``firstKeptEntryIndex``.
+    """
+
+    __slots__ = (
+        "id",
+        "info",
+        "kind",
+        "length",
+        "line",
+        "offset",
+        "parent_id",
+        "role",
+        "synthetic",
+        "timestamp",
+        "type",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        parent_id: str | None,
+        type: str,
+        kind: str,
+        timestamp: object,
+        line: int,
+        offset: int,
+        length: int,
+        role: str | None = None,
+        synthetic: bool = False,
+        info: object = None,
+    ) -> None:
+        self.id = id
+        self.parent_id = parent_id
+        self.type = type
+        self.kind = kind
+        self.timestamp = timestamp
+        self.line = line
+        self.offset = offset
+        self.length = length
+        self.role = role
+        self.synthetic = synthetic
+        self.info = info
+
+    @property
+    def ts_ms(self) -> int | float | None:
+        """``timestamp`` in ms since the epoch, None when it does not parse.
+
+        Computed when asked: only sibling sorting needs it, and converting 20,000 timestamps on every
+        load is measurable.
+        """
+        return js_date_ms(self.timestamp)
+
+    @property
+    def is_known(self) -> bool:
+        """False for entry types this library does not know (kept and shown generically)."""
+        return self.kind in KNOWN_TYPES
+
+    def __repr__(self) -> str:
+        role = f" {self.role}" if self.role else ""
+        return f"<Entry {self.id} {self.kind}{role} line {self.line} parent={self.parent_id}>"

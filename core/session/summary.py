@@ -1,0 +1,102 @@
+"""Session summaries: what a session list shows, with the reference's field names and rules."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from core.session.session import Session, entries_usage
+from core.timefmt import iso_from_ms
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One row of a session list.
+
+    The first ten fields are the reference's ``SessionInfo`` (``allMessagesText`` aside), derived over
+    the whole file (all branches) exactly as its ``buildSessionInfo`` does. The rest are ours.
+
+    Attributes:
+        path: the session file.
+        id: the header id (None when the header has none).
+        cwd: the header's project folder, or ``""``.
+        name: the latest session_info name, or None.
+        parentSessionPath: the header's ``parentSession``, or None.
+        created: the header timestamp (ISO), or None when invalid.
+        modified: the latest user/assistant message time (ISO); falls back to created, then the mtime.
+        messageCount: every ``message`` entry of any role, across all branches.
+        firstMessage: the text of the first user message with text, or ``"(no messages)"``.
+        version: the format version on disk.
+        entryCount: entries in the file (the header excluded).
+        models: ``provider/model`` names used, in order of first use.
+        totalTokens: the sum of ``usage.totalTokens`` over assistant messages (child usage applied).
+        cost: the sum of ``usage.cost.total`` over assistant messages (child usage applied).
+        leafId: the current leaf.
+        fileSize: bytes read.
+        problems: how many diagnostics say the file is damaged.
+        lastStopReason: the stopReason of the last assistant message on the current branch.
+    """
+
+    path: str
+    id: str | None
+    cwd: str
+    name: str | None
+    parentSessionPath: str | None
+    created: str | None
+    modified: str | None
+    messageCount: int
+    firstMessage: str
+    version: int = 3
+    entryCount: int = 0
+    models: list[str] = field(default_factory=list)
+    totalTokens: int | float = 0
+    cost: float = 0.0
+    leafId: str | None = None
+    fileSize: int = 0
+    problems: int = 0
+    lastStopReason: str | None = None
+
+    def to_json(self) -> dict:
+        """A plain dict for JSON output (the reference's field names first)."""
+        return asdict(self)
+
+    @property
+    def title(self) -> str:
+        """What a list shows: the name, else the first message."""
+        return self.name or self.firstMessage
+
+
+def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary:
+    """Summarise a loaded session. ``mtime_ms`` is the last resort for ``modified``, as in the reference."""
+    created = session.created_ms
+    modified = session.last_activity_ms
+    if modified is None or modified <= 0:
+        modified = created if created is not None else mtime_ms
+    tokens, cost = entries_usage(session, session.entries)
+    last_stop = None
+    leaf = session.leaf
+    if leaf is not None:
+        for entry in reversed(session.path_to(leaf.id)):
+            if entry.role == "assistant" and isinstance(entry.info, tuple):
+                stop = entry.info[2]
+                last_stop = stop if isinstance(stop, str) else None
+                break
+    return SessionSummary(
+        path=session.path,
+        id=session.session_id,
+        cwd=session.cwd,
+        name=session.name,
+        parentSessionPath=session.parent_session,
+        created=iso_from_ms(created),
+        modified=iso_from_ms(modified),
+        messageCount=session.message_count,
+        firstMessage=session.first_message or "(no messages)",
+        version=session.version,
+        entryCount=len(session.entries),
+        models=list(session.models),
+        totalTokens=tokens,
+        cost=round(cost, 10),
+        leafId=session.leaf_id,
+        fileSize=session.size,
+        problems=sum(1 for d in session.diagnostics if d.is_problem),
+        lastStopReason=last_stop,
+    )
