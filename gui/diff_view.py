@@ -32,8 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff
-from core.diff.render import summary_lines
+from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, summary_lines
 from gui.message_view import is_dark
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, KIND_ROLE, LEFT, DiffModel
 
@@ -264,8 +263,8 @@ class DiffWindow(QMainWindow):
 
     def export_html(self, path: str, overwrite: bool = False) -> None:
         """Write the diff as a self-contained HTML file (core does the writing; never over a file unasked)."""
-        from core.diff.render import render_html
-        from core.export.files import write_export
+        from core.diff import render_html
+        from core.export import write_export
 
         data = render_html(self.diff, title=self.windowTitle()).encode("utf-8", "backslashreplace")
         write_export(path, data, overwrite=overwrite)

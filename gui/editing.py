@@ -539,7 +539,7 @@ class EditingController(QObject):
     def copy_markdown(self) -> None:
         """Put the selected entry, rendered as Markdown (as a full export shows it), on the clipboard."""
         from core.errors import PrimeSessionsError
-        from core.export.markdown import entry_to_markdown
+        from core.export import entry_to_markdown
 
         entry = self.current_entry()
         session = self.window.session

@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from core.render.message import (
+from core.render import (
     RenderOptions,
     image_bytes,
     parse_action,

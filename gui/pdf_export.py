@@ -26,7 +26,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from core.export.html import markdown_to_html, pygments_css
+from core.export import markdown_to_html, pygments_css
 
 __all__ = ["PdfCancelled", "install_cli_hook", "markdown_to_pdf"]
 

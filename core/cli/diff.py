@@ -33,9 +33,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from core.diff import diff_paths, diff_sessions, resolve_entry
-    from core.diff.render import render_html, render_json, render_text
-    from core.export.files import write_export
+    from core.diff import diff_paths, diff_sessions, render_html, render_json, render_text, resolve_entry
+    from core.export import write_export
     from core.session import load_session
 
     left_session = load_session(args.file, checksum=False)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         resolve_entry,
         resolve_parent_session,
     )
+    from core.diff.render import cell_html, render_html, render_json, render_text, summary_lines
     from core.diff.types import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffMessage, DiffRow, Op
 
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -41,5 +42,10 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "DiffMessage": "core.diff.types",
         "DiffRow": "core.diff.types",
         "Op": "core.diff.types",
+        "cell_html": "core.diff.render",
+        "render_html": "core.diff.render",
+        "render_json": "core.diff.render",
+        "render_text": "core.diff.render",
+        "summary_lines": "core.diff.render",
     },
 )

@@ -14,6 +14,9 @@ from core.lazy import lazy_exports
 if TYPE_CHECKING:
     from core.export.common import FORMATS, ExportOptions
     from core.export.export import PdfWriter, RenderedExport, render_export, save_export
+    from core.export.files import write_export
+    from core.export.html import markdown_to_html, pygments_css
+    from core.export.markdown import entry_to_markdown
 
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
@@ -24,5 +27,9 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "RenderedExport": "core.export.export",
         "render_export": "core.export.export",
         "save_export": "core.export.export",
+        "write_export": "core.export.files",
+        "markdown_to_html": "core.export.html",
+        "pygments_css": "core.export.html",
+        "entry_to_markdown": "core.export.markdown",
     },
 )

@@ -14,8 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffRow, fold_runs
-from core.diff.render import cell_html
+from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffRow, cell_html, fold_runs
 
 __all__ = ["ENTRY_ROLE", "HTML_ROLE", "KIND_ROLE", "LEFT", "RIGHT", "START_ROLE", "DiffModel"]
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.diff import diff_paths
-from core.diff.render import render_html, render_text
+from core.diff import diff_paths, render_html, render_text
 from core.errors import SessionWriteError
-from core.export.files import write_export
+from core.export import write_export
 from core.session import load_session
 from tests.core.test_diff import Builder, assistant, result, user
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLin
 
 import gui.editing as editing_module
 from core import load_session
-from core.export.markdown import entry_to_markdown
+from core.export import entry_to_markdown
 from core.writing import SetLabel, SetName
 from gui.main_window import MainWindow
 from gui.models.roles import Role

@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage, QTextDocument
 import core.catalogue.catalogue as catalogue_module
 import gui.message_view as message_view_module
 from core.catalogue.reading import WholeRead
-from core.render.message import image_bytes
+from core.render import image_bytes
 from gui.app import main
 from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
 from gui.models.roles import Role
