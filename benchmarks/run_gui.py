@@ -7,7 +7,7 @@ monotonic clock on Linux, shared by parent and child), so "from ``Popen``" figur
 
 a. ``shown``: from the parent's ``Popen`` to ``summaries_shown`` with at least 2,000 rows in the
    table (target under 1 s).
-b. ``open``: from ``window.open_path(FILE)`` of the 36 MB session to ``session_loaded`` with the
+b. ``open``: from ``window.files.open_path(FILE)`` of the 36 MB session to ``session_loaded`` with the
    tree model holding rows (target under 1 s).
 c. stalls: the longest gap of the event loop, measured with a 5 ms ``QTimer`` (max gap minus the
    interval), during the open of the 36 MB session, a warm catalogue refresh, a refresh after
@@ -63,7 +63,8 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     t_qt = time.perf_counter()
-    from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
+    from gui.main_window import MainWindow
+    from gui.settings import APPLICATION, ORGANIZATION
 
     t_imports = time.perf_counter()
     QCoreApplication.setOrganizationName(ORGANIZATION)
@@ -154,10 +155,10 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
         if step is not None:
             step(res)
 
-    window.summaries_shown.connect(on_shown)
-    window.refresh_finished.connect(on_refresh)
-    window.session_loaded.connect(on_loaded)
-    window.session_updated.connect(on_updated)
+    window.catalogue.summaries_shown.connect(on_shown)
+    window.catalogue.refresh_finished.connect(on_refresh)
+    window.context.session_loaded.connect(on_loaded)
+    window.context.session_updated.connect(on_updated)
 
     def after_startup(step: Any) -> None:
         """Run ``step`` once the start-up refresh has finished and the loop has settled."""
@@ -176,7 +177,7 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
             state["on_loaded"] = None
             result["t_loaded"] = time.perf_counter()
             result["tree_rows"] = model.rowCount()
-            result["entries"] = len(window.session.entries) if window.session is not None else 0
+            result["entries"] = len(window.opened.session.entries) if window.opened.session is not None else 0
             if model.rowCount() <= 0:
                 fail("session_loaded with an empty tree")
                 return
@@ -191,7 +192,7 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
         model.modelReset.connect(reset)
         state["on_loaded"] = loaded
         result["t_open"] = time.perf_counter()
-        window.open_path(target)
+        window.files.open_path(target)
 
     if mode == "shown":
 
@@ -260,7 +261,7 @@ def child(mode: str, root: Path, catalogue: Path, target: Path) -> int:
                         state["t_written"] = time.perf_counter()
 
             def check_done() -> None:
-                session = window.session
+                session = window.opened.session
                 seen = session is not None and len(session.entries) >= result["entries"] + count
                 if seen and "t_seen" not in state:
                     state["t_seen"] = time.perf_counter()

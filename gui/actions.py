@@ -1,119 +1,204 @@
-"""The window's actions and its File menu (created once per window), and the recent-paths list.
+"""The action registry: every action of the main window, built once, with its shortcut and enabled rule.
 
-Shortcuts use ``QKeySequence.StandardKey`` where Qt has one (Open, Refresh, Find, Quit).
+Controllers add their actions here (text, slot, shortcut, status tip, where it goes in the menus and the
+toolbar, and a predicate saying when it applies); the window builds its menus and toolbar from the
+registry and calls :meth:`ActionRegistry.update` when the selection or the open session changes, so every
+action's enabled state follows one rule in one place. The registry also knows every shortcut, which is
+what makes "no two actions share a shortcut" checkable and a shortcut list printable.
+
+Scopes: an action with ``scope="list"`` or ``scope="tree"`` is a widget shortcut of that view only (F2
+renames in the list but edits a label in the tree; Delete trashes sessions only from the list). Context
+menus are filled by contributors per view, called with the menu and the model index under the mouse.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
-__all__ = [
-    "RECENT_KEY",
-    "RECENT_LIMIT",
-    "Actions",
-    "add_recent",
-    "create_actions",
-    "fill_recent_menu",
-    "read_recent",
-]
+__all__ = ["MENUS", "ActionRegistry", "ContextContributor", "Shortcut"]
 
-RECENT_KEY = "recent/paths"
-RECENT_LIMIT = 10
-
-
-def read_recent(settings: QSettings) -> list[str]:
-    """The recent paths, newest first, without those that no longer exist."""
-    value = settings.value(RECENT_KEY)
-    if isinstance(value, str):
-        value = [value]
-    paths = [str(p) for p in (value or []) if isinstance(p, str) and p]
-    return [p for p in paths if os.path.exists(p)][:RECENT_LIMIT]
-
-
-def add_recent(settings: QSettings, path: str) -> list[str]:
-    """Put ``path`` first in the recent list (at most :data:`RECENT_LIMIT`); returns the new list."""
-    paths = [path, *(p for p in read_recent(settings) if p != path)][:RECENT_LIMIT]
-    settings.setValue(RECENT_KEY, paths)
-    settings.sync()
-    return paths
+MENUS = ("File", "Edit", "Session", "View", "Go", "Help")  # in menu-bar order
+Shortcut = str | QKeySequence.StandardKey
+ContextContributor = Callable[[QMenu, QModelIndex], None]
 
 
 @dataclass
-class Actions:
-    """The actions of one window."""
-
-    open: QAction
-    open_folder: QAction
-    refresh: QAction
-    find: QAction
-    search: QAction
-    jump_to_leaf: QAction
-    quit: QAction
-    file_menu: QMenu
-    recent_menu: QMenu
+class _Place:
+    name: str
+    menu: str | None
+    section: str
+    toolbar: bool
+    submenu: QMenu | None = None
 
 
-def _action(
-    window: QMainWindow, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str, slot: Callable
-) -> QAction:
-    action = QAction(text, window)
-    if isinstance(shortcut, QKeySequence.StandardKey):
-        action.setShortcuts(QKeySequence.keyBindings(shortcut))
-    else:
-        action.setShortcut(QKeySequence(shortcut))
-    action.triggered.connect(lambda _checked=False: slot())
-    window.addAction(action)  # shortcuts work even when the menu bar is hidden
-    return action
+class ActionRegistry(QObject):
+    """The window's actions by name (``"edit.label"``, ``"session.fork"``, ...)."""
 
+    def __init__(self, host: QWidget) -> None:
+        super().__init__(host)
+        self._host = host  # window-wide shortcuts live on it, so they work with the menu bar hidden
+        self._actions: dict[str, QAction] = {}
+        self._places: list[_Place] = []
+        self._enabled: dict[str, Callable[[], bool]] = {}
+        self._scopes: dict[str, QWidget] = {}
+        self._context: dict[str, list[ContextContributor]] = {}
 
-def create_actions(
-    window: QMainWindow,
-    *,
-    open_dialog: Callable[[], None],
-    open_folder_dialog: Callable[[], None],
-    refresh: Callable[[], None],
-    find: Callable[[], None],
-    search: Callable[[], None],
-    jump_to_leaf: Callable[[], None],
-    quit: Callable[[], None],
-) -> Actions:
-    """Make the actions and the File menu of ``window``; the Recent submenu starts empty."""
-    key = QKeySequence.StandardKey
-    menu = window.menuBar().addMenu("&File")
-    actions = Actions(
-        open=_action(window, "&Open File or Folder…", key.Open, open_dialog),
-        open_folder=_action(window, "Open &Folder…", "Ctrl+Shift+O", open_folder_dialog),
-        refresh=_action(window, "&Refresh", key.Refresh, refresh),
-        find=_action(window, "&Find Sessions", key.Find, find),
-        search=_action(window, "&Search All Sessions", "Ctrl+Shift+F", search),
-        jump_to_leaf=_action(window, "&Jump to Leaf", "Ctrl+L", jump_to_leaf),
-        quit=_action(window, "&Quit", "Ctrl+Q", quit),
-        file_menu=menu,
-        recent_menu=QMenu("Open &Recent", window),
-    )
-    menu.addAction(actions.open)
-    menu.addAction(actions.open_folder)
-    menu.addMenu(actions.recent_menu)
-    menu.addSeparator()
-    menu.addAction(actions.refresh)
-    menu.addAction(actions.find)
-    menu.addAction(actions.search)
-    menu.addAction(actions.jump_to_leaf)
-    menu.addSeparator()
-    menu.addAction(actions.quit)
-    return actions
+    # ------------------------------------------------------------------ building
+    def set_scope(self, scope: str, widget: QWidget) -> None:
+        """Name a view whose widget shortcuts later actions may ask for (``"list"``, ``"tree"``)."""
+        self._scopes[scope] = widget
 
+    def add(
+        self,
+        name: str,
+        text: str,
+        slot: Callable[[], object],
+        *,
+        shortcut: Shortcut | None = None,
+        tip: str = "",
+        menu: str | None = None,
+        section: str = "",
+        scope: str | None = None,
+        toolbar: bool = False,
+        enabled: Callable[[], bool] | None = None,
+    ) -> QAction:
+        """Make an action and register it; see the module docstring for ``scope`` and ``enabled``."""
+        action = QAction(text, self._host)
+        action.triggered.connect(lambda _checked=False: slot())
+        return self.adopt(
+            name,
+            action,
+            shortcut=shortcut,
+            tip=tip,
+            menu=menu,
+            section=section,
+            scope=scope,
+            toolbar=toolbar,
+            enabled=enabled,
+        )
 
-def fill_recent_menu(menu: QMenu, paths: list[str], open_path: Callable[[str], None]) -> None:
-    """Replace the entries of the Recent submenu with ``paths``."""
-    menu.clear()
-    for path in paths:
-        action = menu.addAction(path)
-        action.triggered.connect(lambda _checked=False, p=path: open_path(p))
-    menu.setEnabled(bool(paths))
+    def add_toggle(
+        self,
+        name: str,
+        text: str,
+        toggled: Callable[[bool], object],
+        *,
+        checked: bool = False,
+        shortcut: Shortcut | None = None,
+        tip: str = "",
+        menu: str | None = None,
+        section: str = "",
+    ) -> QAction:
+        """A checkable action; ``toggled`` gets the new state."""
+        action = QAction(text, self._host)
+        action.setCheckable(True)
+        action.setChecked(checked)
+        action.toggled.connect(toggled)
+        return self.adopt(name, action, shortcut=shortcut, tip=tip, menu=menu, section=section)
+
+    def adopt(
+        self,
+        name: str,
+        action: QAction,
+        *,
+        shortcut: Shortcut | None = None,
+        tip: str = "",
+        menu: str | None = None,
+        section: str = "",
+        scope: str | None = None,
+        toolbar: bool = False,
+        enabled: Callable[[], bool] | None = None,
+    ) -> QAction:
+        """Register an action made elsewhere (``QUndoStack.createUndoAction``) like :meth:`add` does."""
+        if name in self._actions:
+            raise ValueError(f"an action named {name!r} is registered already")
+        if menu is not None and menu not in MENUS:
+            raise ValueError(f"unknown menu {menu!r}; expected one of {MENUS}")
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            action.setShortcuts(QKeySequence.keyBindings(shortcut))
+        elif shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.setObjectName(name)
+        if scope is None:
+            self._host.addAction(action)
+        else:
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            self._scopes[scope].addAction(action)
+        self._actions[name] = action
+        self._places.append(_Place(name, menu, section, toolbar))
+        if enabled is not None:
+            self._enabled[name] = enabled
+            action.setEnabled(bool(enabled()))
+        return action
+
+    def add_submenu(self, name: str, submenu: QMenu, *, menu: str, section: str = "") -> QMenu:
+        """Place a submenu (Open Recent, Theme) among the actions of ``menu``."""
+        if menu not in MENUS:
+            raise ValueError(f"unknown menu {menu!r}; expected one of {MENUS}")
+        self._places.append(_Place(name, menu, section, False, submenu))
+        return submenu
+
+    def add_context(self, view: str, contribute: ContextContributor) -> None:
+        """Have ``contribute(menu, index)`` add entries to the context menu of ``view`` (list, tree)."""
+        self._context.setdefault(view, []).append(contribute)
+
+    # ------------------------------------------------------------------ using
+    def __getitem__(self, name: str) -> QAction:
+        return self._actions[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._actions
+
+    def names(self) -> list[str]:
+        """Every registered name, in registration order."""
+        return list(self._actions)
+
+    def update(self, *_args: object) -> None:
+        """Enable each action whose rule says it applies now (actions without a rule stay as they are)."""
+        for name, applies in self._enabled.items():
+            self._actions[name].setEnabled(bool(applies()))
+
+    def fill_menu(self, menu: QMenu, title: str) -> None:
+        """Add the actions placed in menu ``title``, in registration order, a separator between sections."""
+        section: str | None = None
+        for place in self._places:
+            if place.menu != title:
+                continue
+            if section is not None and place.section != section:
+                menu.addSeparator()
+            section = place.section
+            if place.submenu is not None:
+                menu.addMenu(place.submenu)
+            else:
+                menu.addAction(self._actions[place.name])
+
+    def toolbar_actions(self) -> list[QAction]:
+        """The actions that go on the toolbar, in registration order."""
+        return [self._actions[p.name] for p in self._places if p.toolbar and p.submenu is None]
+
+    def fill_context_menu(self, view: str, menu: QMenu, index: QModelIndex) -> None:
+        """Let every contributor of ``view`` add its entries (a separator between contributors)."""
+        for contribute in self._context.get(view, []):
+            if not menu.isEmpty():
+                menu.addSeparator()
+            contribute(menu, index)
+
+    def shortcuts(self) -> list[tuple[str, str, str]]:
+        """``(menu, action text, shortcut)`` of every action with a shortcut, menus in menu-bar order."""
+        rows = []
+        for place in self._places:
+            action = self._actions.get(place.name)
+            if action is None:  # a submenu
+                continue
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
+            if keys:
+                rows.append((place.menu or "", action.text().replace("&", ""), keys))
+        order = {menu: i for i, menu in enumerate(MENUS)}
+        return sorted(rows, key=lambda row: order.get(row[0], len(MENUS)))

@@ -19,7 +19,8 @@ from PySide6.QtCore import QCoreApplication, QSettings, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
-from gui.main_window import APPLICATION, DEMO_DIR, ORGANIZATION, MainWindow
+from gui.main_window import DEMO_DIR, MainWindow
+from gui.settings import APPLICATION, ORGANIZATION
 
 __all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main"]
 
@@ -143,9 +144,9 @@ class _SmokeRun:
         self.passed: str | None = None
         self._listed = False
         self._rendered: str | None = None  # what was rendered, once it was
-        window.refresh_finished.connect(self._guarded(self._on_refresh_finished))
-        window.session_loaded.connect(self._guarded(self._on_session_loaded))
-        window.load_failed.connect(self._guarded(self._on_load_failed))
+        window.catalogue.refresh_finished.connect(self._guarded(self._on_refresh_finished))
+        window.context.session_loaded.connect(self._guarded(self._on_session_loaded))
+        window.context.load_failed.connect(self._guarded(self._on_load_failed))
 
     def _guarded(self, slot: Callable[..., None]) -> Callable[..., None]:
         # An exception in a slot would only be printed by Qt; here it fails the smoke test in one sentence.
@@ -182,7 +183,7 @@ class _SmokeRun:
             self.fail(f"No sessions were found in {where}.")
             return
         self._listed = True
-        if self.open_path is None and window.session is None:
+        if self.open_path is None and window.opened.session is None:
             window.table.selectRow(0)  # loads that session in a worker
         self._finish_if_done()
 
@@ -191,7 +192,7 @@ class _SmokeRun:
 
     def _on_session_loaded(self, session: object) -> None:
         window = self.window
-        current = window.session
+        current = window.opened.session
         if current is None:
             self.fail("The window reported a loaded session but shows none.")
             return
@@ -201,7 +202,7 @@ class _SmokeRun:
         if entry is None:
             self.fail(f"{current.path} has no message to render.")
             return
-        if not window.reveal_entry(entry.id):
+        if not window.opened.reveal_entry(entry.id):
             self.fail(f"Message {entry.id} of {current.path} is not in the tree.")
             return
         shown = window.message_view.entry

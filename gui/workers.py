@@ -4,6 +4,10 @@ A :class:`Task` runs one callable; its :class:`TaskSignals` object is created on
 signals emitted from the worker thread reach their slots as queued calls on the main thread. Workers only
 call core functions: they never touch models or widgets.
 
+Every callable gets one argument, its :class:`TaskContext`: whether it was cancelled and a progress
+callback. A failure reaches ``on_failed`` as the exception object itself; :func:`gui.errors.user_sentence`
+turns it into the sentence the user sees.
+
 :class:`TaskRunner` stamps every request with a generation number per channel (``"load"``, ``"refresh"``...)
 and drops results that arrive after a newer request on the same channel (latest wins). Starting a request
 sets the cancel event of the previous one on that channel.
@@ -12,16 +16,16 @@ sets the cancel event of the previous one on that channel.
 from __future__ import annotations
 
 import gc
-import inspect
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-__all__ = ["Task", "TaskRunner", "TaskSignals"]
+__all__ = ["Task", "TaskContext", "TaskRunner", "TaskSignals"]
 
+T = TypeVar("T")
 _RELEASE_AFTER = 1.0  # seconds after run() ended before a task's reference is dropped
 _COLLECT_INTERVAL_MS = 250  # how often the GUI thread collects garbage while workers may run
 _PROGRESS_INTERVAL = 0.1  # seconds between two progress signals of one task (the last one always goes out)
@@ -31,53 +35,58 @@ class TaskSignals(QObject):
     """The signals of one :class:`Task`; made on the main thread so that its slots run there."""
 
     finished = Signal(object)  # the callable's return value
-    failed = Signal(str)  # "ExceptionType: message"
-    progress = Signal(object)  # the arguments the callable passed to its progress callback, as a tuple
+    failed = Signal(object)  # the exception the callable raised
+    progress = Signal(object)  # the arguments the callable passed to TaskContext.progress, as a tuple
 
 
-def _accepts(fn: Callable[..., Any], name: str) -> bool:
-    """Whether ``fn`` takes a keyword argument called ``name``."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+class TaskContext:
+    """What a running task may ask: has it been cancelled, and a way to report progress.
+
+    Progress is throttled to one signal per 0.1 s: a catalogue pass reports every file.
+    """
+
+    def __init__(self, signals: TaskSignals, cancel: threading.Event) -> None:
+        self._signals = signals
+        self.cancel_event = cancel  # for core functions that take a threading.Event
+        self._last_progress = 0.0
+
+    @property
+    def cancelled(self) -> bool:
+        """True once a newer request on the same channel, or the runner's shutdown, cancelled this one."""
+        return self.cancel_event.is_set()
+
+    def progress(self, *args: Any) -> None:
+        """Send ``args`` to the request's ``on_progress`` on the GUI thread (at most every 0.1 s)."""
+        now = time.monotonic()
+        if now - self._last_progress >= _PROGRESS_INTERVAL:
+            self._last_progress = now
+            self._signals.progress.emit(args)
 
 
 class Task(QRunnable):
-    """Runs ``fn`` once in a pool thread and reports through ``signals``.
+    """Runs ``fn(context)`` once in a pool thread and reports through ``signals``.
 
-    ``fn`` gets ``cancel=`` (a ``threading.Event``) and ``progress=`` (a callable) when its signature
-    accepts them. Auto-delete is off: the Python object owns the C++ runnable, so whoever started it must
-    keep a reference until ``run()`` has returned (the pool still runs it after the last signal).
+    Auto-delete is off: the Python object owns the C++ runnable, so whoever started it must keep a
+    reference until ``run()`` has returned (the pool still runs it after the last signal).
     """
 
-    def __init__(self, fn: Callable[..., Any], signals: TaskSignals, cancel: threading.Event) -> None:
+    def __init__(
+        self, fn: Callable[[TaskContext], Any], signals: TaskSignals, cancel: threading.Event
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self._fn = fn
         self.signals = signals
         self.cancel = cancel
+        self.context = TaskContext(signals, cancel)
         self.done_at: float | None = None  # monotonic time of the last step of run()
-        self._last_progress = 0.0
-
-    def _progress(self, *args: Any) -> None:
-        now = time.monotonic()
-        if now - self._last_progress >= _PROGRESS_INTERVAL:
-            self._last_progress = now
-            self.signals.progress.emit(args)
 
     def run(self) -> None:
         try:
-            kwargs: dict[str, Any] = {}
-            if _accepts(self._fn, "cancel"):
-                kwargs["cancel"] = self.cancel
-            if _accepts(self._fn, "progress"):
-                kwargs["progress"] = self._progress
             try:
-                result = self._fn(**kwargs)
+                result = self._fn(self.context)
             except Exception as err:  # reported to the GUI, never raised into Qt's thread
-                self.signals.failed.emit(f"{type(err).__name__}: {err}")
+                self.signals.failed.emit(err)
             else:
                 self.signals.finished.emit(result)
         finally:
@@ -171,12 +180,15 @@ class TaskRunner(QObject):
     def start(
         self,
         channel: str,
-        fn: Callable[..., Any],
-        on_finished: Callable[[Any], None],
-        on_failed: Callable[[str], None] | None = None,
+        fn: Callable[[TaskContext], T],
+        on_finished: Callable[[T], None],
+        on_failed: Callable[[Exception], None] | None = None,
         on_progress: Callable[..., None] | None = None,
     ) -> int:
-        """Run ``fn`` in the pool; its result goes to ``on_finished`` unless a newer request superseded it.
+        """Run ``fn(context)`` in the pool; its result goes to ``on_finished`` unless a newer request came.
+
+        ``on_failed`` gets the exception ``fn`` raised; ``on_progress`` the arguments of each
+        :meth:`TaskContext.progress` call.
 
         Returns:
             The request's generation number, or -1 after :meth:`shutdown`.
@@ -202,10 +214,10 @@ class TaskRunner(QObject):
             if current():
                 on_finished(result)
 
-        def failed(message: str) -> None:
+        def failed(error: Exception) -> None:
             self._task_done(signals)
             if current() and on_failed is not None:
-                on_failed(message)
+                on_failed(error)
 
         signals.finished.connect(finished)
         signals.failed.connect(failed)

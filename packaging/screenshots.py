@@ -187,24 +187,28 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
         return action
 
     def select_entry(entry_id: str) -> None:
-        if not window.select_entry(entry_id):
+        if not window.opened.select_entry(entry_id):
             raise RuntimeError(f"entry {entry_id} is not in the tree")
 
-    yield Wait(window.refresh_finished, check=lambda args: bool(args and args[0]))
+    yield Wait(window.catalogue.refresh_finished, check=lambda args: bool(args and args[0]))
 
     # (1) a session with an assistant message that calls a tool
-    yield Wait(window.session_loaded, select_session(LINEAR))
+    yield Wait(window.context.session_loaded, select_session(LINEAR))
     yield Wait(None, lambda: select_entry(LINEAR_EDIT_CALL))
     save("session.png")
 
     # (2) a full-text search; the first hit opened (the hit list made taller, as a user would drag it)
     list_sizes = window.left_splitter.sizes()
     window.left_splitter.setSizes([sum(list_sizes) - 430, 430])
-    yield Wait(window.search_finished, lambda: window.search(SEARCH_WORD), check=lambda a: a[0] > 0)
+    yield Wait(
+        window.catalogue.search_finished,
+        lambda: window.catalogue.search(SEARCH_WORD),
+        check=lambda a: a[0] > 0,
+    )
     hit = window.search_panel.hit_at(0)
-    current = window.session.path if window.session is not None else None
+    current = window.opened.session.path if window.opened.session is not None else None
     if current != os.path.abspath(hit.path):
-        yield Wait(window.session_loaded, lambda: window.search_panel.activate(0))
+        yield Wait(window.context.session_loaded, lambda: window.search_panel.activate(0))
     else:
         yield Wait(None, lambda: window.search_panel.activate(0))
     window.search_panel.results.setFocus()
@@ -215,25 +219,25 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
     window.search_panel.clear_hits()
 
     # (3) what the model saw at the leaf of the compaction session
-    yield Wait(window.session_loaded, select_session(COMPACTION))
-    yield Wait(window.context_shown, lambda: window.context_toggle.setChecked(True))
+    yield Wait(window.context.session_loaded, select_session(COMPACTION))
+    yield Wait(window.messages.context_shown, lambda: window.context_toggle.setChecked(True))
     window.message_view.verticalScrollBar().setValue(0)  # the top: the compaction summary, then what was kept
     yield Wait()
     save("context.png")
     window.context_toggle.setChecked(False)
 
     # (4) the branches session, every entry shown: the branch point and its three branches
-    yield Wait(window.session_loaded, select_session(BRANCHES))
+    yield Wait(window.context.session_loaded, select_session(BRANCHES))
     window.filter_mode.setCurrentText("all")
     window.tree.expandAll()
-    window.select_leaf()
+    window.opened.select_leaf()
     yield Wait()
     save("branches.png")
 
     # (5) the first view again, in the dark theme (View > Theme > Dark; "follow the system" does the same
     # on a dark desktop, which Xvfb does not have)
     window.filter_mode.setCurrentText("default")
-    yield Wait(window.session_loaded, select_session(LINEAR))
+    yield Wait(window.context.session_loaded, select_session(LINEAR))
     window.set_theme("dark")
     select_entry(LINEAR_EDIT_CALL)
     yield Wait()
@@ -264,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         from PySide6.QtCore import QCoreApplication, QSettings
         from PySide6.QtWidgets import QApplication
 
-        from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
+        from gui.main_window import MainWindow
+        from gui.settings import APPLICATION, ORGANIZATION
 
         for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
             QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp / "config"))

@@ -122,7 +122,7 @@ class DiffModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, items[row])
 
-    def parent(self, index: ModelIndex | None = None) -> Any:  # type: ignore[override]
+    def parent(self, index: ModelIndex | None = None) -> Any:
         if index is None:
             return super().parent()
         if not index.isValid():

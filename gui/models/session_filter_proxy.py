@@ -101,8 +101,6 @@ class SessionFilterProxy(QSortFilterProxyModel):
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         model = self.sourceModel()
-        if model is None:
-            return False
         summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)
         if summary is None:
             return False

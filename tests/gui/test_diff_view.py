@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QMenu
 from core.diff import CHANGED, DELETED, INSERTED, SAME, diff_paths
 from core.errors import SessionWriteError
 from core.session import load_session
-from gui.diff_view import DiffWindow
 from gui.main_window import MainWindow
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, DiffModel
+from gui.widgets.diff_window import DiffWindow
 from tests.core.test_diff import Builder, assistant, result, user
 from tests.gui.windows import TIMEOUT
 
@@ -46,8 +46,8 @@ def constructed_diff(tmp_path: Path):
 
 
 def open_session(qtbot, window: MainWindow, path: Path) -> None:
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
-        window.open_session(path)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        window.opened.open(path)
 
 
 def diff_window(qtbot, diff) -> DiffWindow:
@@ -214,8 +214,7 @@ def test_compare_with_a_marked_entry_from_the_context_menu(qtbot, window: MainWi
 
     def menu_for(entry_id: str) -> QMenu:
         menu = QMenu()
-        for contribute in window.tree_context_contributors:
-            contribute(menu, window.tree_model.index_for_entry(entry_id))
+        window.registry.fill_context_menu("tree", menu, window.tree_model.index_for_entry(entry_id))
         return menu
 
     def action(menu: QMenu, text: str):
@@ -252,9 +251,9 @@ def test_a_fork_against_its_parent_session(qtbot, window: MainWindow, sessions: 
     view.view.setCurrentIndex(view.model.index(0, 0))
     view.unfold(0)
     view.view.setCurrentIndex(view.model.index(0, 0, view.model.index(0, 0)))
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         assert view.show_in_tree()
-    assert window.session.path == str(sessions / LINEAR)
+    assert window.opened.session.path == str(sessions / LINEAR)
     qtbot.waitUntil(lambda: current_entry_id(window) == view.diff.common.tail[0].entry_id, timeout=TIMEOUT)
     view.close()
 

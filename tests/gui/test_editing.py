@@ -18,7 +18,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
 
-import gui.editing as editing_module
+import gui.controllers.editing as editing_module
 from core import load_session
 from core.export import entry_to_markdown
 from core.writing import SetLabel, SetName
@@ -60,7 +60,7 @@ def row_of(window: MainWindow, path: Path) -> int:
 
 
 def open_session(qtbot, window: MainWindow, path: Path) -> None:
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.table.selectRow(row_of(window, path))
 
 
@@ -96,7 +96,7 @@ def test_inline_label_in_the_tree(
     file = sessions / LINEAR
     open_session(qtbot, window, file)
     before = file.read_bytes()
-    assert window.select_entry(TARGET)
+    assert window.opened.select_entry(TARGET)
     index = window.tree.currentIndex()
     assert window.tree_model.flags(index) & Qt.ItemFlag.ItemIsEditable
     assert window.tree_model.data(index, Qt.ItemDataRole.EditRole) == ""
@@ -110,7 +110,7 @@ def test_inline_label_in_the_tree(
     index = window.tree_model.index_for_entry(TARGET)
     assert window.tree_model.data(index, Role.LABEL) == "checkpoint"
     assert window.tree_model.data(index).startswith("[checkpoint] ")
-    assert window.tree_model.leaf_id == added["id"] == window.session.leaf_id  # the view read it back
+    assert window.tree_model.leaf_id == added["id"] == window.opened.session.leaf_id  # the view read it back
     assert window.editing.undo_stack.count() == 1 and not messages
 
 
@@ -120,7 +120,7 @@ def test_label_dialog_undo_and_redo_round_trip(
     file = sessions / LINEAR
     open_session(qtbot, window, file)
     before = file.read_bytes()
-    assert window.select_entry(TARGET)
+    assert window.opened.select_entry(TARGET)
     asked: list[str] = []
     answer_dialog(monkeypatch, "first", asked)
     window.editing.label_action.trigger()
@@ -184,7 +184,7 @@ def test_rename_inline_in_the_list_and_undo(
     window.editing.undo_stack.undo()
     assert reference(oracle_dir, file)["sessionName"] is None
     assert lines_of(file)[-1]["name"] == ""
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     qtbot.waitUntil(
         lambda: window.list_model.summary_at(window.list_model.row_of(str(file))).name is None,
         timeout=TIMEOUT,
@@ -204,7 +204,7 @@ def test_rename_dialog_on_the_open_session_and_clear(
     assert asked == ["Fix double submit on login form"]
     assert reference(oracle_dir, file)["sessionName"] == "New title"
     assert window.windowTitle().startswith("New title")
-    assert window.session.name == "New title"
+    assert window.opened.session.name == "New title"
     answer_dialog(monkeypatch, "")
     window.editing.rename_action.trigger()
     assert reference(oracle_dir, file)["sessionName"] is None
@@ -224,12 +224,12 @@ def test_fork_opens_the_new_session_at_the_entry(
     before = file.read_bytes()
     source = load_session(file)
     at = source.path_to(source.leaf_id)[6].id
-    assert window.select_entry(at) or window.reveal_entry(at)
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT) as loaded:
+    assert window.opened.select_entry(at) or window.opened.reveal_entry(at)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT) as loaded:
         window.editing.fork_action.trigger()
     forked = Path(loaded.args[0].path)
     assert forked != file and forked.parent == sessions
-    assert window.session.path == str(forked)
+    assert window.opened.session.path == str(forked)
     assert window.tree_model.entry_for_index(window.tree.currentIndex()).id == at
     header = lines_of(forked)[0]
     assert header["parentSession"] == str(file) and header["id"] != source.session_id
@@ -251,7 +251,10 @@ def test_clone_and_clone_into_another_project(
     with qtbot.waitSignal(window.editing.session_created, timeout=TIMEOUT) as created:
         window.editing.clone_action.trigger()
     clone = Path(created.args[0])
-    qtbot.waitUntil(lambda: window.session is not None and window.session.path == str(clone), timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: window.opened.session is not None and window.opened.session.path == str(clone),
+        timeout=TIMEOUT,
+    )
     clone_ref = reference(oracle_dir, clone)
     assert clone_ref["leafId"] == source_ref["leafId"] and clone_ref["labels"] == source_ref["labels"]
     assert clone_ref["sessionName"] == source_ref["sessionName"]
@@ -305,7 +308,7 @@ def test_trash_a_multi_selection_after_a_confirmation(
         assert not file.exists() and in_trash(trash_home, file).read_bytes() == data[file]
     assert window.list_model.rowCount() == 5
     assert all(window.list_model.row_of(str(f)) < 0 for f in files)
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     assert window.list_model.rowCount() == 5 and not messages
 
 
@@ -348,7 +351,7 @@ def test_an_agent_appending_while_the_app_labels(
     assert not [d for d in load_session(file).diagnostics if d.is_problem]
     assert reference(oracle_dir, file)["labels"][TARGET] == "label 19"
     fresh = load_session(file)
-    qtbot.waitUntil(lambda: len(window.session.entries) == len(fresh.entries), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: len(window.opened.session.entries) == len(fresh.entries), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: window.tree_model.leaf_id == fresh.leaf_id, timeout=TIMEOUT)
     assert not messages
 
@@ -358,21 +361,21 @@ def test_a_change_that_is_not_an_append_is_refused_and_reloads(
 ) -> None:
     file = sessions / LINEAR
     open_session(qtbot, window, file)
-    assert window.select_entry(TARGET)
-    window.watcher.blockSignals(True)  # the edit must meet the change, not the window's own reload
+    assert window.opened.select_entry(TARGET)
+    window.opened.watcher.blockSignals(True)  # the edit must meet the change, not the window's own reload
     data = bytearray(file.read_bytes())
     at = data.index(b"twice")
     data[at : at + 5] = b"TWICE"
     with open(file, "r+b") as handle:  # same size, same inode: only the checksum notices
         handle.write(data)
-    old_session = window.session
+    old_session = window.opened.session
     answer_dialog(monkeypatch, "refused")
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.editing.label_action.trigger()
-    window.watcher.blockSignals(False)
+    window.opened.watcher.blockSignals(False)
     assert file.read_bytes() == bytes(data)
     assert len(messages) == 1 and "not an append" in messages[0] and "\n" not in messages[0]
-    assert window.session is not old_session and window.session.path == str(file)
+    assert window.opened.session is not old_session and window.opened.session.path == str(file)
     assert window.editing.undo_stack.count() == 0
     assert window.tree_model.entry_for_index(window.tree.currentIndex()).id == TARGET
 
@@ -418,7 +421,7 @@ def test_read_only_folder_is_one_sentence_and_the_app_keeps_running(
     assert len(messages) == 4 and "read-only" in messages[3]
     assert file.read_bytes() == before and sorted(os.listdir(folder)) == [LINEAR]
     assert window.editing.undo_stack.count() == 0
-    assert window.select_entry(TARGET)  # still running and usable
+    assert window.opened.select_entry(TARGET)  # still running and usable
     assert window.isVisible()
 
 
@@ -428,11 +431,11 @@ def test_copy_id_markdown_and_reveal(
 ) -> None:
     file = sessions / LINEAR
     open_session(qtbot, window, file)
-    assert window.select_entry(FIRST_USER_ID)
+    assert window.opened.select_entry(FIRST_USER_ID)
     window.editing.copy_id_action.trigger()
     assert QGuiApplication.clipboard().text() == FIRST_USER_ID
     window.editing.copy_markdown_action.trigger()
-    assert QGuiApplication.clipboard().text() == entry_to_markdown(window.session, FIRST_USER_ID)
+    assert QGuiApplication.clipboard().text() == entry_to_markdown(window.opened.session, FIRST_USER_ID)
     assert "The login form submits twice" in QGuiApplication.clipboard().text()
     revealed: list[str] = []
     monkeypatch.setattr(editing_module, "reveal_in_file_manager", revealed.append)
@@ -542,7 +545,7 @@ def test_a_full_disk_is_one_sentence_and_nothing_changes(
     listing = sorted(os.listdir(full_disk))
     window = make_window(qtbot, [full_disk], tmp_path / "catalogue")
     open_session(qtbot, window, file)
-    assert window.select_entry(TARGET)
+    assert window.opened.select_entry(TARGET)
     with qtbot.waitSignal(window.editing.edit_failed, timeout=TIMEOUT) as failed:
         window.editing.fork_action.trigger()
     assert (
@@ -550,4 +553,4 @@ def test_a_full_disk_is_one_sentence_and_nothing_changes(
     )
     assert messages == [failed.args[0]]
     assert file.read_bytes() == before and sorted(os.listdir(full_disk)) == listing  # no temporary file left
-    assert window.session.path == str(file) and window.isVisible()
+    assert window.opened.session.path == str(file) and window.isVisible()

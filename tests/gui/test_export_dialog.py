@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from core.session import load_session
-from gui.export_dialog import ExportDialog, counts_text
 from gui.main_window import MainWindow
+from gui.widgets.export_dialog import ExportDialog, counts_text
 from gui.workers import TaskRunner
 from tests.core.test_redact import FAKES, _session
 from tests.gui.test_editing import make_window, open_session
@@ -173,7 +173,7 @@ def test_a_pdf_shows_its_pages_and_cancel_stops_it_writing_nothing(
 def test_menu_shortcut_and_tree_context_entry(qtbot, sessions: Path, tmp_path: Path) -> None:
     window: MainWindow = make_window(qtbot, [sessions], tmp_path / "catalogue")
     controller = window.export_controller
-    assert controller.export_action in window.session_menu.actions()
+    assert controller.export_action in window.menus["Session"].actions()
     assert controller.export_action.shortcut().toString() == "Ctrl+E"
     path = sorted(sessions.glob("*.jsonl"))[0]
     open_session(qtbot, window, path)
@@ -184,8 +184,7 @@ def test_menu_shortcut_and_tree_context_entry(qtbot, sessions: Path, tmp_path: P
     dialog.reject()
     index = window.tree.model().index(0, 0)
     menu = QMenu()
-    for contribute in window.tree_context_contributors:
-        contribute(menu, index)
+    window.registry.fill_context_menu("tree", menu, index)
     entries = [a for a in menu.actions() if a.text() == "E&xport from Here…"]
     assert len(entries) == 1
     entries[0].trigger()

@@ -12,7 +12,7 @@ import orjson
 from PySide6.QtCore import QUrl
 
 from gui.main_window import MainWindow
-from gui.message_view import CONTEXT_WINDOW
+from gui.widgets.message_view import CONTEXT_WINDOW
 from tests.conftest import DEMO, REPO
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
@@ -140,32 +140,34 @@ def test_new_sessions_appear_and_appends_update_the_row(qtbot, tmp_path: Path) -
     window = MainWindow(roots=[folder], catalogue_dir=tmp_path / "catalogue")
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: not window.refreshing and window.list_model.rowCount() == 1, timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: not window.catalogue.refreshing and window.list_model.rowCount() == 1, timeout=TIMEOUT
+    )
     open_path = os.path.abspath(folder / LINEAR)
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.table.selectRow(0)
     assert _selected_path(window) == open_path
-    assert str(project) in window.folder_watcher.directories()
+    assert str(project) in window.catalogue.folder_watcher.directories()
 
     # A new session in a sub-folder (as the agent writes them) shows up; the selection stays.
     shutil.copy2(DEMO / BRANCHED, project / BRANCHED)
     qtbot.waitUntil(lambda: window.list_model.rowCount() == 2, timeout=TIMEOUT)
     assert _summary_of(window, project / BRANCHED) is not None
     assert _selected_path(window) == open_path
-    assert window.session is not None and window.session.path == open_path
+    assert window.opened.session is not None and window.opened.session.path == open_path
 
     # A live append to the open session: the tree follows and the row's message count grows.
     before = _summary_of(window, folder / LINEAR).messageCount
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     _append_user_message(folder / LINEAR, "A message written while the window was open")
     qtbot.waitUntil(lambda: _summary_of(window, folder / LINEAR).messageCount == before + 1, timeout=TIMEOUT)
     assert _selected_path(window) == open_path
-    assert window.session.get("live0001") is not None
+    assert window.opened.session.get("live0001") is not None
 
 
 # ---------------------------------------------------------------------------- context mode
 def _show_context(qtbot, window: MainWindow) -> int:
-    with qtbot.waitSignal(window.context_shown, timeout=TIMEOUT) as blocker:
+    with qtbot.waitSignal(window.messages.context_shown, timeout=TIMEOUT) as blocker:
         window.context_toggle.setChecked(True)
     return blocker.args[0]
 
@@ -174,7 +176,9 @@ def _window_on(qtbot, tmp_path: Path, session: Path) -> MainWindow:
     window = MainWindow(roots=[session.parent], catalogue_dir=tmp_path / "catalogue", open_path=session)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: not window.refreshing and window.session is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: not window.catalogue.refreshing and window.opened.session is not None, timeout=TIMEOUT
+    )
     return window
 
 
@@ -244,8 +248,8 @@ def test_a_long_context_renders_in_windows(qtbot, tmp_path: Path) -> None:
     assert not view.show_earlier()
 
     # Another entry: the context up to it, again windowed from its end.
-    with qtbot.waitSignal(window.context_shown, timeout=TIMEOUT) as blocker:
-        window.select_entry("g0000499")
+    with qtbot.waitSignal(window.messages.context_shown, timeout=TIMEOUT) as blocker:
+        window.opened.select_entry("g0000499")
     assert blocker.args == [500]
     assert view.context_start == 300
     assert "msg-0499" in view.toPlainText() and "msg-0500" not in view.toPlainText()
@@ -258,7 +262,7 @@ def test_a_stale_context_result_is_dropped(qtbot, tmp_path: Path) -> None:
     _generate(session, 300)
     window = _window_on(qtbot, tmp_path, session)
     window.context_toggle.setChecked(True)
-    window.select_entry("g0000010")  # supersedes the request for the leaf
+    window.opened.select_entry("g0000010")  # supersedes the request for the leaf
     qtbot.waitUntil(lambda: window.message_view.context_messages is not None, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
     assert len(window.message_view.context_messages) == 11

@@ -12,13 +12,15 @@ from PySide6.QtCore import QSettings, QThreadPool, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
 import core.catalogue.catalogue as catalogue_module
-import gui.message_view as message_view_module
+import gui.widgets.message_view as message_view_module
 from core.catalogue.reading import WholeRead
 from core.render import image_bytes
 from gui.app import main
-from gui.main_window import APPLICATION, ORGANIZATION, MainWindow
+from gui.main_window import MainWindow
 from gui.models.roles import Role
 from gui.models.session_list_model import SessionColumn
+from gui.settings import APPLICATION, ORGANIZATION
+from gui.workers import TaskContext
 from tests.conftest import DEMO
 from tests.gui.windows import TIMEOUT, make_window
 
@@ -35,7 +37,7 @@ def open_linear(qtbot, window: MainWindow, sessions: Path) -> None:
     proxy = window.proxy
     rows = [r for r in range(proxy.rowCount()) if proxy.summary_at(r).path == target]
     assert rows, f"{target} not listed"
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.table.selectRow(rows[0])
 
 
@@ -64,7 +66,7 @@ def test_selecting_a_session_fills_the_tree_and_selects_the_leaf(
     qtbot, window: MainWindow, sessions: Path
 ) -> None:
     open_linear(qtbot, window, sessions)
-    session = window.session
+    session = window.opened.session
     assert session is not None and session.path == str(sessions / LINEAR)
     assert window.tree_model.rowCount() > 0
     current = window.tree_model.entry_for_index(window.tree.currentIndex())
@@ -75,10 +77,10 @@ def test_selecting_a_session_fills_the_tree_and_selects_the_leaf(
 
 def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow, sessions: Path) -> None:
     open_linear(qtbot, window, sessions)
-    assert window.select_entry(FIRST_USER_ID)
+    assert window.opened.select_entry(FIRST_USER_ID)
     assert FIRST_USER_PHRASE in window.message_view.toPlainText()
 
-    assert window.select_entry(THINKING_ID)
+    assert window.opened.select_entry(THINKING_ID)
     view = window.message_view
     assert "Thinking…" in view.toPlainText()
     hrefs = re.findall(r'href="(action:toggle/[^"]*thinking[^"]*)"', view.toHtml())
@@ -94,7 +96,7 @@ def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow,
     assert window.tree_model.filter_mode == "user"
     assert window.tree.currentIndex().isValid()
     window.jump_button.click()
-    assert window.tree_model.entry_for_index(window.tree.currentIndex()).id == window.session.leaf_id
+    assert window.tree_model.entry_for_index(window.tree.currentIndex()).id == window.opened.session.leaf_id
 
 
 def test_links_and_resources(qtbot, window: MainWindow, sessions: Path, monkeypatch) -> None:
@@ -114,9 +116,9 @@ def test_links_and_resources(qtbot, window: MainWindow, sessions: Path, monkeypa
         assert view.loadResource(image, QUrl(url)) is None
     assert not opened  # nothing was fetched or opened by rendering
 
-    session = window.session
+    session = window.opened.session
     with_image = next(e for e in session.entries if image_bytes(session.body(e), 0) is not None)
-    assert window.select_entry(with_image.id)
+    assert window.opened.select_entry(with_image.id)
     sources = re.findall(r'src="(image:[^"]+)"', view.toHtml())
     assert sources
     loaded = view.loadResource(image, QUrl(sources[0]))
@@ -131,7 +133,7 @@ def test_links_and_resources(qtbot, window: MainWindow, sessions: Path, monkeypa
 
 def test_a_live_append_shows_a_new_row(qtbot, window: MainWindow, sessions: Path) -> None:
     open_linear(qtbot, window, sessions)
-    session = window.session
+    session = window.opened.session
     leaf = session.leaf_id
     line = {
         "type": "message",
@@ -142,8 +144,8 @@ def test_a_live_append_shows_a_new_row(qtbot, window: MainWindow, sessions: Path
     }
     with open(session.path, "ab") as handle:
         handle.write(orjson.dumps(line) + b"\n")
-    with qtbot.waitSignal(window.session_updated, timeout=TIMEOUT) as blocker:
-        window.on_file_changed(session.path)
+    with qtbot.waitSignal(window.context.session_updated, timeout=TIMEOUT) as blocker:
+        window.opened.on_file_changed(session.path)
     assert blocker.args[0].appended
     assert session.leaf_id == "feedbeef"
     index = window.tree_model.index_for_entry("feedbeef")
@@ -163,10 +165,10 @@ def test_closing_cancels_and_waits_for_workers(
     started = threading.Event()
     seen: list[threading.Event] = []
 
-    def slow(cancel: threading.Event) -> str:
-        seen.append(cancel)
+    def slow(task: TaskContext) -> str:
+        seen.append(task.cancel_event)
         started.set()
-        cancel.wait(TIMEOUT / 1000)
+        task.cancel_event.wait(TIMEOUT / 1000)
         return "late"
 
     results: list[object] = []
@@ -208,10 +210,10 @@ def test_the_start_up_refresh_with_reader_processes(
 def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
     qtbot, sessions: Path, tmp_path: Path, monkeypatch, _private_settings
 ) -> None:
-    import gui.main_window as main_window_module
+    import gui.controllers.catalogue as catalogue_controller
 
     monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
-    monkeypatch.setattr(main_window_module, "_PARTIAL_LIST_SECONDS", 0.0)
+    monkeypatch.setattr(catalogue_controller, "_PARTIAL_LIST_SECONDS", 0.0)
     monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)  # a commit after every file
     read = catalogue_module.read_whole
 
@@ -226,12 +228,12 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
     seen: list[int] = []
 
     def some_listed() -> bool:
-        if window.refreshing:
+        if window.catalogue.refreshing:
             seen.append(window.list_model.rowCount())
         return any(0 < n < 7 for n in seen)
 
     qtbot.waitUntil(some_listed, timeout=TIMEOUT)  # rows while the refresh is still reading
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     assert window.list_model.rowCount() == 7
     window.close()
 
@@ -239,16 +241,16 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
 def test_latest_request_wins(qtbot, window: MainWindow) -> None:
     results: list[str] = []
     gate = threading.Event()
-    window.runner.start("test", lambda: gate.wait(TIMEOUT / 1000) and "first", results.append)
-    window.runner.start("test", lambda: "second", results.append)
+    window.runner.start("test", lambda _task: gate.wait(TIMEOUT / 1000) and "first", results.append)
+    window.runner.start("test", lambda _task: "second", results.append)
     gate.set()
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
     assert results == ["second"]
 
-    failures: list[str] = []
-    window.runner.start("test", lambda: 1 / 0, results.append, failures.append)
+    failures: list[Exception] = []
+    window.runner.start("test", lambda _task: 1 / 0, results.append, failures.append)
     qtbot.waitUntil(lambda: bool(failures), timeout=TIMEOUT)
-    assert failures[0].startswith("ZeroDivisionError")
+    assert isinstance(failures[0], ZeroDivisionError)  # the exception itself, for gui.errors.user_sentence
 
 
 def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Path) -> None:
@@ -262,14 +264,16 @@ def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Pa
     assert 'href="action:open/demo"' in window.message_view.toHtml()
 
     window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
-    qtbot.waitUntil(lambda: not window.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT)
-    assert window.roots == [DEMO]
+    qtbot.waitUntil(
+        lambda: not window.catalogue.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT
+    )
+    assert window.catalogue.roots == [DEMO]
 
 
 def test_default_roots_are_shown_when_none_are_given(qtbot, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PRIME_AGENT_DIR", str(tmp_path / "agent"))
     window = make_window(qtbot, None, tmp_path / "catalogue")
-    assert window.roots == [tmp_path / "agent" / "sessions"]
+    assert window.catalogue.roots == [tmp_path / "agent" / "sessions"]
     assert str(tmp_path / "agent" / "sessions") in window.message_view.toPlainText()
 
 
@@ -277,8 +281,10 @@ def test_opening_a_file_selects_it(qtbot, sessions: Path, tmp_path: Path) -> Non
     target = sessions / LINEAR
     window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue", open_path=target)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.session is not None and not window.refreshing, timeout=TIMEOUT)
-    assert window.session.path == str(target)
+    qtbot.waitUntil(
+        lambda: window.opened.session is not None and not window.catalogue.refreshing, timeout=TIMEOUT
+    )
+    assert window.opened.session.path == str(target)
     assert window.proxy.summary_at(window.table.currentIndex().row()).path == str(target)
 
 

@@ -11,9 +11,9 @@ import orjson
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 
-from gui.actions import RECENT_LIMIT
 from gui.main_window import MainWindow
-from gui.search_panel import HTML_ROLE, highlight
+from gui.settings import RECENT_LIMIT
+from gui.widgets.search_panel import HTML_ROLE, highlight
 from tests.gui.windows import TIMEOUT, make_window
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
@@ -27,8 +27,8 @@ def current_entry_id(window: MainWindow) -> str | None:
 
 
 def open_session(qtbot, window: MainWindow, path: Path) -> None:
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
-        window.open_session(path)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        window.opened.open(path)
 
 
 def damage(path: Path) -> None:
@@ -106,35 +106,35 @@ def test_a_folder_named_like_a_session_says_why(qtbot, window: MainWindow, sessi
     open_session(qtbot, window, sessions / LINEAR)
     folder = tmp_path / "x.jsonl"
     folder.mkdir()
-    with qtbot.waitSignal(window.load_failed, timeout=TIMEOUT) as blocker:
-        window.open_session(folder)
+    with qtbot.waitSignal(window.context.load_failed, timeout=TIMEOUT) as blocker:
+        window.opened.open(folder)
     sentence = blocker.args[0]
     assert sentence == f"{folder} is a folder, not a session file."
     assert window.message_view.toPlainText().strip() == sentence
     assert window.statusBar().currentMessage() == sentence
     # The app keeps working: another session opens.
     open_session(qtbot, window, sessions / BRANCHED)
-    assert window.session.path == str(sessions / BRANCHED)
+    assert window.opened.session.path == str(sessions / BRANCHED)
     assert window.tree.currentIndex().isValid()
 
 
 def test_a_deleted_file_says_why(qtbot, window: MainWindow, sessions: Path) -> None:
     doomed = sessions / LINEAR
     doomed.unlink()
-    with qtbot.waitSignal(window.load_failed, timeout=TIMEOUT) as blocker:
-        assert window.open_path(doomed)
+    with qtbot.waitSignal(window.context.load_failed, timeout=TIMEOUT) as blocker:
+        assert window.files.open_path(doomed)
     sentence = blocker.args[0]
     assert str(doomed) in sentence and "Error" not in sentence and "\n" not in sentence
     assert sentence in window.message_view.toPlainText()
-    assert str(doomed) not in window.recent_paths  # only paths that exist are remembered
+    assert str(doomed) not in window.files.recent_paths  # only paths that exist are remembered
     open_session(qtbot, window, sessions / BRANCHED)
-    assert window.session is not None
+    assert window.opened.session is not None
 
 
 # ---------------------------------------------------------------------------- search
 def search(qtbot, window: MainWindow, query: str) -> int:
     window.search_edit.setText(query)
-    with qtbot.waitSignal(window.search_finished, timeout=TIMEOUT) as blocker:
+    with qtbot.waitSignal(window.catalogue.search_finished, timeout=TIMEOUT) as blocker:
         window.search_edit.returnPressed.emit()
     return blocker.args[0]
 
@@ -155,9 +155,9 @@ def test_a_search_hit_opens_its_session_and_entry(qtbot, window: MainWindow, ses
     assert "«" not in rich
     assert window.statusBar().currentMessage() == f"{count} {'hit' if count == 1 else 'hits'} for twice"
 
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.search_panel.activate(0)
-    assert window.session.path == os.path.abspath(first.path)
+    assert window.opened.session.path == os.path.abspath(first.path)
     assert current_entry_id(window) == first.entryId
     assert window.tree.currentIndex() == window.tree_model.index_for_entry(first.entryId)
     assert "twice" in window.message_view.toPlainText()
@@ -198,8 +198,8 @@ def test_an_invalid_query_says_why(qtbot, window: MainWindow) -> None:
 
 
 def test_a_stale_search_is_dropped(qtbot, window: MainWindow) -> None:
-    window.search("twice")
-    window.search("regression")
+    window.catalogue.search("twice")
+    window.catalogue.search("regression")
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
     hits = [window.search_panel.hit_at(r) for r in range(window.search_panel.results.count())]
     assert hits and all("regression" in h.snippet.lower() for h in hits)
@@ -207,46 +207,47 @@ def test_a_stale_search_is_dropped(qtbot, window: MainWindow) -> None:
 
 # ---------------------------------------------------------------------------- actions
 def test_actions_have_their_shortcuts(window: MainWindow) -> None:
-    actions = window.window_actions
-    assert actions.open.shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
-    assert actions.refresh.shortcut() == QKeySequence(QKeySequence.StandardKey.Refresh)
-    assert actions.find.shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
-    assert actions.search.shortcut() == QKeySequence("Ctrl+Shift+F")
-    assert actions.jump_to_leaf.shortcut() == QKeySequence("Ctrl+L")
-    assert actions.quit.shortcut() == QKeySequence("Ctrl+Q")
-    assert actions.file_menu.title() == "&File"
-    assert actions.recent_menu.menuAction() in actions.file_menu.actions()
+    actions = window.registry
+    assert actions["file.open"].shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
+    assert actions["file.refresh"].shortcut() == QKeySequence(QKeySequence.StandardKey.Refresh)
+    assert actions["file.find"].shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
+    assert actions["file.search"].shortcut() == QKeySequence("Ctrl+Shift+F")
+    assert actions["file.jump_to_leaf"].shortcut() == QKeySequence("Ctrl+L")
+    assert actions["file.quit"].shortcut() == QKeySequence("Ctrl+Q")
+    file_menu = window.menus["File"]
+    assert file_menu.title() == "&File"
+    assert window.files.recent_menu.menuAction() in file_menu.actions()
 
 
 def test_find_focuses_the_boxes_and_jump_selects_the_leaf(qtbot, window: MainWindow, sessions: Path) -> None:
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT)
-    window.window_actions.find.trigger()
+    window.registry["file.find"].trigger()
     qtbot.waitUntil(lambda: window.filter_edit.hasFocus(), timeout=TIMEOUT)
-    window.window_actions.search.trigger()
+    window.registry["file.search"].trigger()
     qtbot.waitUntil(lambda: window.search_edit.hasFocus(), timeout=TIMEOUT)
 
     open_session(qtbot, window, sessions / LINEAR)
-    first = window.session.entries[1].id
-    assert window.select_entry(first) or window.reveal_entry(first)
-    assert current_entry_id(window) != window.session.leaf_id
-    window.window_actions.jump_to_leaf.trigger()
-    assert current_entry_id(window) == window.session.leaf_id
+    first = window.opened.session.entries[1].id
+    assert window.opened.select_entry(first) or window.opened.reveal_entry(first)
+    assert current_entry_id(window) != window.opened.session.leaf_id
+    window.registry["file.jump_to_leaf"].trigger()
+    assert current_entry_id(window) == window.opened.session.leaf_id
 
 
 def test_refresh_reads_the_catalogue_and_the_open_session(qtbot, window: MainWindow, sessions: Path) -> None:
     open_session(qtbot, window, sessions / LINEAR)
-    first = window.session.entries[1].id
-    assert window.reveal_entry(first)
-    old = window.session
+    first = window.opened.session.entries[1].id
+    assert window.opened.reveal_entry(first)
+    old = window.opened.session
     damage(sessions / LINEAR)
     with (
-        qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT),
-        qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT),
+        qtbot.waitSignal(window.catalogue.refresh_finished, timeout=TIMEOUT),
+        qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT),
     ):
-        window.window_actions.refresh.trigger()
-    assert window.session is not old
-    assert window.session.get(ORPHAN_ID) is not None
+        window.registry["file.refresh"].trigger()
+    assert window.opened.session is not old
+    assert window.opened.session.get(ORPHAN_ID) is not None
     assert current_entry_id(window) == first  # the selection survives the reload
     assert window.diagnostics_panel.isVisible()
 
@@ -258,27 +259,27 @@ def test_open_path_with_a_file_and_a_folder(
     elsewhere.mkdir()
     shutil.copy2(sessions / LINEAR, elsewhere / LINEAR)
 
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
-        assert window.open_path(elsewhere / LINEAR)
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
-    assert window.roots == [elsewhere]  # a file outside the listed folders lists its own folder
-    assert window.session.path == str(elsewhere / LINEAR)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        assert window.files.open_path(elsewhere / LINEAR)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
+    assert window.catalogue.roots == [elsewhere]  # a file outside the listed folders lists its own folder
+    assert window.opened.session.path == str(elsewhere / LINEAR)
     qtbot.waitUntil(lambda: window.table.currentIndex().isValid(), timeout=TIMEOUT)
     assert window.proxy.summary_at(window.table.currentIndex().row()).path == str(elsewhere / LINEAR)
 
-    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
-        assert window.open_path(sessions)
-    assert window.roots == [sessions]
+    with qtbot.waitSignal(window.catalogue.refresh_finished, timeout=TIMEOUT):
+        assert window.files.open_path(sessions)
+    assert window.catalogue.roots == [sessions]
     assert window.list_model.rowCount() == 7
 
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
-        assert window.open_path(sessions / BRANCHED)  # inside the listed folder: the list stays
-    assert window.roots == [sessions]
-    assert window.session.path == str(sessions / BRANCHED)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        assert window.files.open_path(sessions / BRANCHED)  # inside the listed folder: the list stays
+    assert window.catalogue.roots == [sessions]
+    assert window.opened.session.path == str(sessions / BRANCHED)
 
-    assert not window.open_path(tmp_path / "nothing-here")
+    assert not window.files.open_path(tmp_path / "nothing-here")
     assert "neither a folder nor a session file" in window.statusBar().currentMessage()
-    assert window.recent_paths == [str(sessions / BRANCHED), str(sessions), str(elsewhere / LINEAR)]
+    assert window.files.recent_paths == [str(sessions / BRANCHED), str(sessions), str(elsewhere / LINEAR)]
 
 
 def test_the_recent_list_is_ordered_capped_and_pruned(qtbot, window: MainWindow, tmp_path: Path) -> None:
@@ -287,30 +288,32 @@ def test_the_recent_list_is_ordered_capped_and_pruned(qtbot, window: MainWindow,
         folder = tmp_path / f"folder{i:02}"
         folder.mkdir()
         folders.append(str(folder))
-        window.open_path(folder)
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+        window.files.open_path(folder)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     expected = list(reversed(folders))[:RECENT_LIMIT]
-    assert window.recent_paths == expected
-    menu = window.window_actions.recent_menu
+    assert window.files.recent_paths == expected
+    menu = window.files.recent_menu
     assert [a.text() for a in menu.actions()] == expected
 
-    window.open_path(folders[5])  # opened again: moves to the front, no duplicate
-    assert window.recent_paths[0] == folders[5]
-    assert window.recent_paths.count(folders[5]) == 1
-    assert len(window.recent_paths) == RECENT_LIMIT
+    window.files.open_path(folders[5])  # opened again: moves to the front, no duplicate
+    assert window.files.recent_paths[0] == folders[5]
+    assert window.files.recent_paths.count(folders[5]) == 1
+    assert len(window.files.recent_paths) == RECENT_LIMIT
 
     shutil.rmtree(folders[5])  # a vanished path is dropped
-    assert folders[5] not in window.recent_paths
+    assert folders[5] not in window.files.recent_paths
     # A new window reads the list back from the settings.
     other = make_window(qtbot, [tmp_path / "empty"], tmp_path / "catalogue2")
-    assert [a.text() for a in other.window_actions.recent_menu.actions()] == window.recent_paths
+    assert [a.text() for a in other.files.recent_menu.actions()] == window.files.recent_paths
 
     menu.aboutToShow.emit()  # the menu is filled again before it opens
-    assert [a.text() for a in menu.actions()] == window.recent_paths
-    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
+    assert [a.text() for a in menu.actions()] == window.files.recent_paths
+    with qtbot.waitSignal(window.catalogue.refresh_finished, timeout=TIMEOUT):
         menu.actions()[0].trigger()  # a Recent entry opens its path
-    assert window.roots == [Path(window.recent_paths[0])]
-    qtbot.waitUntil(lambda: not window.refreshing and not other.refreshing, timeout=TIMEOUT)
+    assert window.catalogue.roots == [Path(window.files.recent_paths[0])]
+    qtbot.waitUntil(
+        lambda: not window.catalogue.refreshing and not other.catalogue.refreshing, timeout=TIMEOUT
+    )
 
 
 def drop(window: MainWindow, urls: list[QUrl]) -> tuple[bool, bool]:
@@ -336,18 +339,18 @@ def test_dropping_files_and_folders(qtbot, window: MainWindow, sessions: Path, t
     text.write_text("not a session")
     assert drop(window, [QUrl.fromLocalFile(str(text))]) == (False, False)
     assert drop(window, [QUrl("https://example.com/a.jsonl")]) == (False, False)
-    assert window.session is None
+    assert window.opened.session is None
 
-    with qtbot.waitSignal(window.session_loaded, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         assert drop(window, [QUrl.fromLocalFile(str(sessions / LINEAR))]) == (True, True)
-    assert window.session.path == str(sessions / LINEAR)
+    assert window.opened.session.path == str(sessions / LINEAR)
 
     other = tmp_path / "other"
     other.mkdir()
-    with qtbot.waitSignal(window.refresh_finished, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.catalogue.refresh_finished, timeout=TIMEOUT):
         assert drop(window, [QUrl.fromLocalFile(str(other))]) == (True, True)
-    assert window.roots == [other]
-    assert window.recent_paths[:2] == [str(other), str(sessions / LINEAR)]
+    assert window.catalogue.roots == [other]
+    assert window.files.recent_paths[:2] == [str(other), str(sessions / LINEAR)]
 
 
 def test_the_theme_can_be_forced_and_follows_back_the_system(qtbot, sessions: Path, tmp_path: Path) -> None:

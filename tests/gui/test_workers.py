@@ -26,7 +26,7 @@ def test_garbage_is_collected_on_the_gui_thread_while_a_runner_lives(qtbot) -> N
     alive = weakref.ref(holder)
     del holder
 
-    def allocate(cancel: threading.Event) -> list[list[int]]:
+    def allocate(_task: object) -> list[list[int]]:
         return [[i] for i in range(300_000)]  # kept: far past every threshold of the collector
 
     results: list[list[list[int]]] = []

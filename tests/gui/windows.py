@@ -15,5 +15,5 @@ def make_window(qtbot: Any, roots: list[Path] | None, catalogue: Path | None, **
     window = MainWindow(roots=roots, catalogue_dir=catalogue, **kwargs)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: not window.refreshing, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     return window

@@ -14,20 +14,24 @@ vanished) is shown as an error and dropped from the stack.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QProcess, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+from PySide6.QtCore import QModelIndex, QObject, QProcess, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+
+from gui.actions import ActionRegistry
+from gui.controllers.context import WindowContext
+from gui.errors import user_sentence
+from gui.models.roles import Role
+from gui.models.session_list_model import one_line
 
 if TYPE_CHECKING:
     from core.session import Entry, Session, SessionSummary
     from core.writing import SetLabel, SetName
-    from gui.main_window import MainWindow
 
 __all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
 
@@ -65,8 +69,6 @@ def _show_items_over_dbus(path: str) -> bool:
 
 def _title_of(summary: SessionSummary | None, path: str) -> str:
     """How a confirmation names a session: its name or first message, quoted, else its file name."""
-    from gui.models.session_list_model import one_line
-
     name = os.path.basename(path)
     title = one_line(summary.title) if summary is not None else ""
     if not title or title == "(no messages)":
@@ -101,135 +103,141 @@ class EditCommand(QUndoCommand):
 
 
 class EditingController(QObject):
-    """The window's editing actions, menus, context-menu entries and undo stack."""
+    """The window's editing actions, their context-menu entries and the undo stack."""
 
     edit_applied = Signal(object)  # the core edit (SetLabel/SetName) after its entry was appended
     edit_failed = Signal(str)  # the sentence shown to the user
     session_created = Signal(str)  # the path of a new session (fork, clone), opened at once
     sessions_trashed = Signal(list)  # paths now in the trash
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, context: WindowContext, actions: ActionRegistry) -> None:
+        super().__init__(context)
+        self._context = context
         self.undo_stack = QUndoStack(self)
-        window.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        # Typing in the list must not start a rename (QTableView edits on any key by default); F2 renames.
-        window.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
-        window.tree.setEditTriggers(
-            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
-        )
-        window.tree_model.label_edit_requested.connect(self.set_label)
-        window.list_model.rename_requested.connect(self.rename)
-        self._make_actions()
-        window.list_context_contributors.append(self._fill_list_menu)
-        window.tree_context_contributors.append(self._fill_tree_menu)
-        window.table.selectionModel().selectionChanged.connect(self.update_actions)
-        window.tree.selectionModel().currentChanged.connect(self.update_actions)
-        window.session_loaded.connect(self.update_actions)
-        self.update_actions()
+        self._make_actions(actions)
+        actions.add_context("list", self._fill_list_menu)
+        actions.add_context("tree", self._fill_tree_menu)
 
     # ------------------------------------------------------------------ actions
-    def _action(
-        self,
-        text: str,
-        slot: Callable[[], None],
-        shortcut: str | QKeySequence.StandardKey | None = None,
-        tip: str = "",
-    ) -> QAction:
-        action = QAction(text, self.window)
-        if isinstance(shortcut, QKeySequence.StandardKey):
-            action.setShortcut(QKeySequence(shortcut))
-        elif shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setStatusTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        self.window.addAction(action)  # shortcuts work without the menu bar
-        return action
+    def _make_actions(self, actions: ActionRegistry) -> None:
+        context = self._context
 
-    def _make_actions(self) -> None:
-        window = self.window
-        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
-        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence("Ctrl+Shift+Z"))
-        window.addAction(self.undo_action)
-        window.addAction(self.redo_action)
-        self.label_action = self._action(
+        def has_entry() -> bool:
+            return context.current_entry() is not None
+
+        def has_target() -> bool:
+            return context.target_path() is not None
+
+        def has_selection() -> bool:
+            return bool(context.selected_paths())
+
+        self.undo_action = actions.adopt(
+            "edit.undo",
+            self.undo_stack.createUndoAction(self, "&Undo"),
+            shortcut="Ctrl+Z",
+            menu="Edit",
+            section="undo",
+            toolbar=True,
+        )
+        self.redo_action = actions.adopt(
+            "edit.redo",
+            self.undo_stack.createRedoAction(self, "&Redo"),
+            shortcut="Ctrl+Shift+Z",
+            menu="Edit",
+            section="undo",
+            toolbar=True,
+        )
+        self.label_action = actions.add(
+            "edit.label",
             "&Label Entry…",
             self.label_dialog,
-            "Ctrl+Shift+L",
-            "Set, change or clear the selected entry's label",
-        )
-        self.rename_action = self._action(
-            "Re&name Session…", self.rename_dialog, "F2", "Set, change or clear the session's name"
+            shortcut="Ctrl+Shift+L",
+            tip="Set, change or clear the selected entry's label",
+            menu="Edit",
+            section="edit",
+            toolbar=True,
+            enabled=has_entry,
         )
         # F2 renames only while the list has focus; in the tree it edits the label in place.
-        self.rename_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        window.removeAction(self.rename_action)
-        window.table.addAction(self.rename_action)
-        self.copy_id_action = self._action("Copy Entry &ID", self.copy_entry_id, "Ctrl+Shift+C")
-        self.copy_markdown_action = self._action(
+        self.rename_action = actions.add(
+            "edit.rename",
+            "Re&name Session…",
+            self.rename_dialog,
+            shortcut="F2",
+            tip="Set, change or clear the session's name",
+            menu="Edit",
+            section="edit",
+            scope="list",
+            enabled=has_target,
+        )
+        self.copy_id_action = actions.add(
+            "edit.copy_id",
+            "Copy Entry &ID",
+            self.copy_entry_id,
+            shortcut="Ctrl+Shift+C",
+            menu="Edit",
+            section="copy",
+            enabled=has_entry,
+        )
+        self.copy_markdown_action = actions.add(
+            "edit.copy_markdown",
             "Copy Message as &Markdown",
             self.copy_markdown,
-            "Ctrl+Alt+C",
-            "Copy the selected entry as Markdown",
+            shortcut="Ctrl+Alt+C",
+            tip="Copy the selected entry as Markdown",
+            menu="Edit",
+            section="copy",
+            enabled=has_entry,
         )
-        self.fork_action = self._action(
+        self.fork_action = actions.add(
+            "session.fork",
             "&Fork from Entry",
             self.fork_from_entry,
-            "Ctrl+Shift+K",
-            "A new session holding the path from the root to the selected entry",
+            shortcut="Ctrl+Shift+K",
+            tip="A new session holding the path from the root to the selected entry",
+            menu="Session",
+            section="new",
+            toolbar=True,
+            enabled=has_entry,
         )
-        self.clone_action = self._action(
-            "&Clone Session", self.clone_session, tip="A copy of the whole session with a new id"
+        self.clone_action = actions.add(
+            "session.clone",
+            "&Clone Session",
+            self.clone_session,
+            tip="A copy of the whole session with a new id",
+            menu="Session",
+            section="new",
+            enabled=has_target,
         )
-        self.clone_into_action = self._action(
+        self.clone_into_action = actions.add(
+            "session.clone_into",
             "Clone into &Project Folder…",
             self.clone_into_project,
             tip="A copy of the session for another project folder (new working directory)",
+            menu="Session",
+            section="new",
+            enabled=has_target,
         )
-        self.trash_action = self._action(
-            "Move to &Trash", self.trash_selected, "Delete", "Move the selected sessions to the trash"
+        self.reveal_action = actions.add(
+            "session.reveal",
+            "Reveal in File &Manager",
+            self.reveal,
+            menu="Session",
+            section="file",
+            enabled=has_target,
         )
         # Delete acts on the list only: in the filter box it deletes text, in the tree nothing.
-        self.trash_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        window.removeAction(self.trash_action)
-        window.table.addAction(self.trash_action)
-        self.reveal_action = self._action("Reveal in File &Manager", self.reveal)
-
-        edit = window.edit_menu
-        for action in (self.undo_action, self.redo_action, None, self.label_action, self.rename_action):
-            edit.addSeparator() if action is None else edit.addAction(action)
-        edit.addSeparator()
-        edit.addAction(self.copy_id_action)
-        edit.addAction(self.copy_markdown_action)
-        session = window.session_menu
-        for action in (self.fork_action, self.clone_action, self.clone_into_action, None):
-            session.addSeparator() if action is None else session.addAction(action)
-        session.addAction(self.reveal_action)
-        session.addSeparator()
-        session.addAction(self.trash_action)
-
-        self.toolbar = window.addToolBar("Edit")
-        self.toolbar.setObjectName("edit_toolbar")  # saveState needs a name
-        for action in (self.undo_action, self.redo_action, self.label_action, self.fork_action):
-            self.toolbar.addAction(action)
-
-    def update_actions(self, *_args: Any) -> None:
-        """Enable the actions that apply to the current selection."""
-        has_entry = self.current_entry() is not None
-        has_sessions = bool(self.selected_paths())
-        self.label_action.setEnabled(has_entry)
-        self.copy_id_action.setEnabled(has_entry)
-        self.copy_markdown_action.setEnabled(has_entry)
-        self.fork_action.setEnabled(has_entry)
-        target = self._target_path()
-        self.rename_action.setEnabled(target is not None)
-        self.clone_action.setEnabled(target is not None)
-        self.clone_into_action.setEnabled(target is not None)
-        self.reveal_action.setEnabled(target is not None)
-        self.trash_action.setEnabled(has_sessions)
+        self.trash_action = actions.add(
+            "session.trash",
+            "Move to &Trash",
+            self.trash_selected,
+            shortcut="Delete",
+            tip="Move the selected sessions to the trash",
+            menu="Session",
+            section="trash",
+            scope="list",
+            enabled=has_selection,
+        )
 
     def _fill_list_menu(self, menu: QMenu, index: QModelIndex) -> None:
         if not index.isValid():
@@ -242,11 +250,12 @@ class EditingController(QObject):
         menu.addAction(self.trash_action)
 
     def _fill_tree_menu(self, menu: QMenu, index: QModelIndex) -> None:
-        entry = self.window.tree_model.entry_for_index(index)
-        if entry is None:
+        entry = index.data(Role.ITEM) if index.isValid() else None
+        session = self._context.session
+        if entry is None or session is None:
             return
         menu.addAction(self.label_action)
-        if self.window.session is not None and self.window.session.label_for(entry.id):
+        if session.label_for(entry.id):
             clear = menu.addAction("C&lear Label")
             clear.triggered.connect(lambda _checked=False, eid=entry.id: self.set_label(eid, ""))
         menu.addSeparator()
@@ -255,39 +264,13 @@ class EditingController(QObject):
         menu.addSeparator()
         menu.addAction(self.fork_action)
 
-    # ------------------------------------------------------------------ what the actions act on
     def current_entry(self) -> Entry | None:
         """The entry selected in the branch tree."""
-        if self.window.session is None:
-            return None
-        return self.window.tree_model.entry_for_index(self.window.tree.currentIndex())
+        return self._context.current_entry()
 
     def selected_paths(self) -> list[str]:
         """The sessions selected in the list, in view order (absolute paths)."""
-        proxy = self.window.proxy
-        rows = sorted(index.row() for index in self.window.table.selectionModel().selectedRows())
-        paths = []
-        for row in rows:
-            summary = proxy.summary_at(row)
-            if summary is not None:
-                paths.append(os.path.abspath(summary.path))
-        return paths
-
-    def _target_path(self) -> str | None:
-        """The one session that rename, clone and reveal act on: the current list row, else the open one."""
-        current = self.window.table.currentIndex()
-        summary = self.window.proxy.summary_at(current.row()) if current.isValid() else None
-        if summary is not None:
-            return os.path.abspath(summary.path)
-        session = self.window.session
-        return session.path if session is not None else None
-
-    def _summary_for(self, path: str) -> SessionSummary | None:
-        model = self.window.list_model
-        for summary in model.summaries():
-            if os.path.abspath(summary.path) == path:
-                return summary
-        return None
+        return self._context.selected_paths()
 
     # ------------------------------------------------------------------ labels and names
     def set_label(self, entry_id: str, text: str) -> bool:
@@ -295,7 +278,7 @@ class EditingController(QObject):
         from core.errors import PrimeSessionsError
         from core.writing import label_edit
 
-        session = self.window.session
+        session = self._context.session
         if session is None:
             return False
         try:
@@ -337,14 +320,14 @@ class EditingController(QObject):
         from core.errors import PrimeSessionsError, SessionChangedError
         from core.writing import SetName
 
-        window = self.window
+        context = self._context
         try:
             if session is None or session.path != edit.path:  # a session just read for this edit is reused
                 session = self._session_for(edit.path)
         except PrimeSessionsError as err:
             self._report(str(err), deferred_errors)
             return False
-        is_open = session is window.session
+        is_open = session is context.session
         before = len(session.entries)
         ok = False
         try:
@@ -354,19 +337,19 @@ class EditingController(QObject):
             self._report(str(err), deferred_errors)
             if is_open:
                 entry = self.current_entry()
-                window.open_session(session.path, entry_id=entry.id if entry else None, reload=True)
+                context.open_session(session.path, entry.id if entry else None, reload=True)
             return False
         except PrimeSessionsError as err:
             self._report(str(err), deferred_errors)
         finally:
             if is_open and len(session.entries) > before:
-                window.tree_model.append_entries(session.entries[before:])
+                context.entries_appended.emit(session, session.entries[before:])
         if not ok:
             return False
         if isinstance(edit, SetName):
-            self._show_name(edit.path, edit.new)
-        window.schedule_live_refresh()  # the list row: name, message count, modified time
-        window.statusBar().showMessage(edit.description, 5000)
+            context.session_renamed.emit(edit.path, edit.new)  # shown at once; the refresh confirms it
+        context.refresh_catalogue()  # the list row: name, message count, modified time
+        context.status.showMessage(edit.description, 5000)
         self.edit_applied.emit(edit)
         return True
 
@@ -374,32 +357,20 @@ class EditingController(QObject):
         """The window's session when it is the file at ``path``, else a fresh (checksummed) load."""
         from core.session import load_session
 
-        session = self.window.session
+        session = self._context.session
         if session is not None and session.path == path:
             return session
         return load_session(path)
 
-    def _show_name(self, path: str, name: str) -> None:
-        """Show a new name in the list at once (the catalogue refresh that follows confirms it)."""
-        summary = self._summary_for(path)
-        if summary is not None:
-            renamed = dataclasses.replace(summary, name=name or None)
-            self.window.list_model.update_summaries(
-                renamed if s is summary else s for s in self.window.list_model.summaries()
-            )
-        session = self.window.session
-        if session is not None and session.path == path:
-            self.window.setWindowTitle(f"{name or os.path.basename(path)} — Prime Sessions")
-
     def label_dialog(self) -> None:
         """Ask for the selected entry's label in a small dialog (empty clears it)."""
         entry = self.current_entry()
-        session = self.window.session
+        session = self._context.session
         if entry is None or session is None:
             return
         current = session.label_for(entry.id) or ""
         text, ok = QInputDialog.getText(
-            self.window,
+            self._context.dialog_parent,
             "Label Entry",
             f"Label for entry {entry.id} (empty clears it):",
             QLineEdit.EchoMode.Normal,
@@ -410,11 +381,11 @@ class EditingController(QObject):
 
     def rename_dialog(self) -> None:
         """Ask for the session's name in a small dialog (empty clears it)."""
-        path = self._target_path()
+        path = self._context.target_path()
         if path is None:
             return
-        summary = self._summary_for(path)
-        session = self.window.session
+        summary = self._context.summary_for(path)
+        session = self._context.session
         if summary is not None:
             current = summary.name or ""
         elif session is not None and session.path == path:
@@ -422,7 +393,7 @@ class EditingController(QObject):
         else:
             current = ""
         text, ok = QInputDialog.getText(
-            self.window,
+            self._context.dialog_parent,
             "Rename Session",
             "Session name (empty clears it):",
             QLineEdit.EchoMode.Normal,
@@ -435,7 +406,7 @@ class EditingController(QObject):
     def fork_from_entry(self) -> None:
         """Write a new session holding the path to the selected entry, then open it at that entry."""
         entry = self.current_entry()
-        session = self.window.session
+        session = self._context.session
         if entry is None or session is None:
             return
         path, at = session.path, entry.id
@@ -450,18 +421,20 @@ class EditingController(QObject):
 
     def clone_session(self) -> None:
         """Write a copy of the session (new id, ``parentSession`` set) beside it, then open it."""
-        path = self._target_path()
+        path = self._context.target_path()
         if path is not None:
             self._clone(path, None)
 
     def clone_into_project(self) -> None:
         """Ask for another project folder and write a copy of the session for it (a new cwd)."""
-        path = self._target_path()
+        path = self._context.target_path()
         if path is None:
             return
-        summary = self._summary_for(path)
+        summary = self._context.summary_for(path)
         start = summary.cwd if summary is not None and os.path.isdir(summary.cwd) else os.path.expanduser("~")
-        folder = QFileDialog.getExistingDirectory(self.window, "Clone into Project Folder", start)
+        folder = QFileDialog.getExistingDirectory(
+            self._context.dialog_parent, "Clone into Project Folder", start
+        )
         if folder:
             self._clone(path, os.path.abspath(folder))
 
@@ -475,19 +448,19 @@ class EditingController(QObject):
         self._write_new("Cloning", work, None)
 
     def _write_new(self, doing: str, work: Callable[[], str], entry_id: str | None) -> None:
-        window = self.window
-        window.statusBar().showMessage(f"{doing}…")
+        context = self._context
+        context.status.showMessage(f"{doing}…")
 
         def written(new_path: str) -> None:
-            window.statusBar().showMessage(f"Wrote {new_path}", 5000)
-            window.open_session(new_path, entry_id=entry_id)
-            window.schedule_live_refresh()
+            context.status.showMessage(f"Wrote {new_path}", 5000)
+            context.open_session(new_path, entry_id)
+            context.refresh_catalogue()
             self.session_created.emit(new_path)
 
-        def failed(message: str) -> None:
-            self._report(_sentence(message))
+        def failed(error: Exception) -> None:
+            self._report(user_sentence(error))
 
-        window.runner.start("edit-new-file", work, written, failed)
+        context.runner.start("edit-new-file", lambda _task: work(), written, failed)
 
     # ------------------------------------------------------------------ trash
     def trash_selected(self) -> None:
@@ -497,7 +470,7 @@ class EditingController(QObject):
         paths = self.selected_paths()
         if not paths:
             return
-        titles = [_title_of(self._summary_for(p), p) for p in paths]
+        titles = [_title_of(self._context.summary_for(p), p) for p in paths]
         if len(paths) == 1:
             question = f"Move the session {titles[0]} to the trash?"
         else:
@@ -505,7 +478,7 @@ class EditingController(QObject):
             more = f"\n… and {len(paths) - 10} more" if len(paths) > 10 else ""
             question = f"Move these {len(paths)} sessions to the trash?\n\n{shown}{more}"
         answer = QMessageBox.question(
-            self.window,
+            self._context.dialog_parent,
             "Move to Trash",
             question + "\n\nThey can be restored from the system trash.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
@@ -516,11 +489,10 @@ class EditingController(QObject):
         results = trash_sessions(paths)
         gone = {r.path for r in results if r.ok}
         if gone:
-            model = self.window.list_model
-            model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
-            self.window.schedule_live_refresh()
+            self._context.sessions_trashed.emit(sorted(gone))
+            self._context.refresh_catalogue()
             count = len(gone)
-            self.window.statusBar().showMessage(
+            self._context.status.showMessage(
                 f"Moved {count} {'session' if count == 1 else 'sessions'} to the trash", 5000
             )
             self.sessions_trashed.emit(sorted(gone))
@@ -534,7 +506,7 @@ class EditingController(QObject):
         entry = self.current_entry()
         if entry is not None:
             QGuiApplication.clipboard().setText(entry.id)
-            self.window.statusBar().showMessage(f"Copied {entry.id}", 3000)
+            self._context.status.showMessage(f"Copied {entry.id}", 3000)
 
     def copy_markdown(self) -> None:
         """Put the selected entry, rendered as Markdown (as a full export shows it), on the clipboard."""
@@ -542,7 +514,7 @@ class EditingController(QObject):
         from core.export import entry_to_markdown
 
         entry = self.current_entry()
-        session = self.window.session
+        session = self._context.session
         if entry is None or session is None:
             return
         try:
@@ -551,11 +523,11 @@ class EditingController(QObject):
             self._report(str(err))
             return
         QGuiApplication.clipboard().setText(text)
-        self.window.statusBar().showMessage("Copied the message as Markdown", 3000)
+        self._context.status.showMessage("Copied the message as Markdown", 3000)
 
     def reveal(self) -> None:
         """Show the session file in the system file manager."""
-        path = self._target_path()
+        path = self._context.target_path()
         if path is None:
             return
         if not os.path.exists(path):
@@ -566,18 +538,11 @@ class EditingController(QObject):
     # ------------------------------------------------------------------ errors
     def _report(self, sentence: str, deferred: bool = False) -> None:
         """Tell the user in one message box; the window keeps running."""
-        self.window.statusBar().showMessage(sentence, 10000)
+        parent = self._context.dialog_parent
+        self._context.status.showMessage(sentence, 10000)
         self.edit_failed.emit(sentence)
         if deferred:
             # From inside QUndoStack.undo()/redo(): let the stack finish before a modal box spins the loop.
-            QTimer.singleShot(
-                0, self.window, lambda: QMessageBox.warning(self.window, "Prime Sessions", sentence)
-            )
+            QTimer.singleShot(0, parent, lambda: QMessageBox.warning(parent, "Prime Sessions", sentence))
         else:
-            QMessageBox.warning(self.window, "Prime Sessions", sentence)
-
-
-def _sentence(message: str) -> str:
-    """The sentence of a worker failure (``"SessionWriteError: The disk..."`` -> ``"The disk..."``)."""
-    head, sep, rest = message.partition(": ")
-    return rest if sep and head.isidentifier() and rest else message
+            QMessageBox.warning(parent, "Prime Sessions", sentence)

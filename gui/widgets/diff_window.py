@@ -1,21 +1,21 @@
-"""The diff window (two branches, or two sessions, side by side) and the controller that opens it.
+"""The diff window: two branches, or two sessions, side by side.
 
 Layout: one ``QTreeView`` with two columns over ``gui.models.diff_model.DiffModel``, so an aligned pair of
 messages is one row and the two sides can never drift apart while scrolling. The common part is a collapsed
 row at the top; a long run of unchanged rows is one expandable row ("⋯ 14 unchanged messages"). Cells are
 rich text rendered by ``core.diff.render.cell_html`` and drawn by :class:`RichTextDelegate`.
 
-The diff itself is computed by ``core.diff.compare`` in a worker of the main window's ``TaskRunner`` (channel
-``"diff"``); the sessions are read again there, never shared with the main thread.
+The diff itself is computed by ``core.diff`` in a worker (see ``gui.controllers.diff``); this window only
+shows it.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPalette, QPen, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,14 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, summary_lines
-from gui.message_view import is_dark
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, KIND_ROLE, LEFT, DiffModel
+from gui.theme import is_dark
 
-if TYPE_CHECKING:
-    from core.session import Entry
-    from gui.main_window import MainWindow
-
-__all__ = ["DiffController", "DiffWindow", "RichTextDelegate"]
+__all__ = ["DiffWindow", "RichTextDelegate"]
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 PIXEL_SCROLL_ROWS = 1500  # more top-level rows than this scroll by item (see DiffWindow._after_reset)
@@ -168,7 +164,7 @@ class DiffWindow(QMainWindow):
         toolbar = self.addToolBar("Diff")
         toolbar.setObjectName("diff_toolbar")
 
-        def action(text: str, slot: Callable[[], None], shortcut: str = "", tip: str = "") -> QAction:
+        def action(text: str, slot: Callable[[], object], shortcut: str = "", tip: str = "") -> QAction:
             made = QAction(text, self)
             if shortcut:
                 made.setShortcut(QKeySequence(shortcut))
@@ -343,6 +339,10 @@ class DiffWindow(QMainWindow):
         self._select(self.model.index(target, 0))
         return True
 
+    def select_row(self, row: int) -> None:
+        """Make top-level row ``row`` current and scroll it into the middle."""
+        self._select(self.model.index(row, 0))
+
     def _select(self, index: QModelIndex) -> None:
         if not index.isValid():
             return
@@ -361,220 +361,3 @@ class DiffWindow(QMainWindow):
             menu.addAction(action)
         menu.exec(self.view.viewport().mapToGlobal(pos))
         menu.deleteLater()
-
-
-# ---------------------------------------------------------------------------- the controller
-def _compute(
-    left_path: str, left_id: str | None, right_path: str, right_id: str | None, same: bool
-) -> BranchDiff:
-    """Worker: read the session(s) and diff (read-only, never shared with the main thread)."""
-    from core.diff import diff_paths, diff_sessions
-    from core.session import load_session
-
-    left = load_session(left_path, checksum=False)
-    if same and left_id is not None and right_id is not None:
-        return diff_paths(left, left_id, right_id)
-    right = left if same else load_session(right_path, checksum=False)
-    return diff_sessions(left, left_id, right, right_id)
-
-
-class DiffController(QObject):
-    """The window's compare actions, each opening a :class:`DiffWindow` once a worker has made the diff.
-
-    "Compare with…" in the tree (after marking a left side), two selected entries or sessions, and a fork
-    against its parent session.
-    """
-
-    diff_opened = Signal(object)  # the DiffWindow
-    diff_failed = Signal(str)  # the sentence shown in the status bar
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.marked: tuple[str, str] | None = None  # (session file, entry id) chosen as the left side
-        self.windows: list[DiffWindow] = []
-        # Ctrl-click selects two leaves; the window still follows the current index, as before.
-        window.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        window.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        menu = window.session_menu
-        menu.addSeparator()
-        self.compare_entries_action = self._action(
-            menu, "Compare Selected &Entries", self.compare_selected_entries, "Ctrl+Shift+D"
-        )
-        self.compare_sessions_action = self._action(
-            menu, "Compare Selected Sess&ions", self.compare_selected_sessions
-        )
-        self.compare_parent_action = self._action(
-            menu, "Compare with &Parent Session", self.compare_with_parent
-        )
-        window.tree_context_contributors.append(self._fill_tree_menu)
-        window.list_context_contributors.append(self._fill_list_menu)
-        window.tree.selectionModel().selectionChanged.connect(self.update_actions)
-        window.table.selectionModel().selectionChanged.connect(self.update_actions)
-        window.session_loaded.connect(self.update_actions)
-        self.update_actions()
-
-    def _action(self, menu: QMenu, text: str, slot: Callable[[], None], shortcut: str = "") -> QAction:
-        action = QAction(text, self.window)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        self.window.addAction(action)
-        return action
-
-    # ------------------------------------------------------------------ what is selected
-    def selected_entries(self) -> list[Entry]:
-        """The entries selected in the branch tree, in tree order."""
-        model = self.window.tree_model
-        indexes = sorted(
-            self.window.tree.selectionModel().selectedRows(0),
-            key=lambda i: self.window.tree.visualRect(i).top(),
-        )
-        entries = [model.entry_for_index(i) for i in indexes]
-        return [e for e in entries if e is not None]
-
-    def selected_sessions(self) -> list[str]:
-        """The sessions selected in the list (absolute paths, in view order)."""
-        proxy = self.window.proxy
-        rows = sorted(i.row() for i in self.window.table.selectionModel().selectedRows())
-        paths = [proxy.summary_at(row) for row in rows]
-        return [os.path.abspath(s.path) for s in paths if s is not None]
-
-    def parent_of(self, path: str) -> str | None:
-        """The parent session file of ``path`` (from the list's summary, or the open session's header)."""
-        from core.diff import find_parent_file, resolve_parent_session
-
-        session = self.window.session
-        if session is not None and session.path == path:
-            return resolve_parent_session(session)
-        for summary in self.window.list_model.summaries():
-            if os.path.abspath(summary.path) == path:
-                return find_parent_file(path, summary.parentSessionPath)
-        return None
-
-    def update_actions(self, *_args: Any) -> None:
-        """Enable the compare actions that apply to the current selection."""
-        self.compare_entries_action.setEnabled(len(self.selected_entries()) == 2)
-        self.compare_sessions_action.setEnabled(len(self.selected_sessions()) == 2)
-        session = self.window.session
-        self.compare_parent_action.setEnabled(
-            session is not None and self.parent_of(session.path) is not None
-        )
-
-    # ------------------------------------------------------------------ context menus
-    def _fill_tree_menu(self, menu: QMenu, index: QModelIndex) -> None:
-        entry = self.window.tree_model.entry_for_index(index)
-        session = self.window.session
-        if entry is None or session is None:
-            return
-        mark = menu.addAction("Mark as Left Side for Compare")
-        mark.triggered.connect(lambda _checked=False, eid=entry.id: self.mark(session.path, eid))
-        marked = self.marked
-        if marked is not None and marked != (session.path, entry.id):
-            where = "" if marked[0] == session.path else f" in {os.path.basename(marked[0])}"
-            compare = menu.addAction(f"Compare with {marked[1]}{where}")
-            compare.triggered.connect(lambda _checked=False, eid=entry.id: self.compare_with_marked(eid))
-        if len(self.selected_entries()) == 2:
-            menu.addAction(self.compare_entries_action)
-
-    def _fill_list_menu(self, menu: QMenu, index: QModelIndex) -> None:
-        summary = self.window.list_model.summary_at(index.row()) if index.isValid() else None
-        if summary is None:
-            return
-        path = os.path.abspath(summary.path)
-        if len(self.selected_sessions()) == 2:
-            menu.addAction(self.compare_sessions_action)
-        if self.parent_of(path) is not None:
-            compare = menu.addAction("Compare with Parent Session")
-            compare.triggered.connect(lambda _checked=False, p=path: self.compare_session_with_parent(p))
-
-    # ------------------------------------------------------------------ commands
-    def mark(self, path: str, entry_id: str) -> None:
-        """Remember an entry as the left side of the next "Compare with…"."""
-        self.marked = (os.path.abspath(path), entry_id)
-        self.window.statusBar().showMessage(f"{entry_id} marked: choose Compare with… on another entry", 5000)
-
-    def compare_with_marked(self, entry_id: str) -> None:
-        """Compare the marked entry (left) with ``entry_id`` of the open session (right)."""
-        session = self.window.session
-        if self.marked is None or session is None:
-            return
-        path, marked_id = self.marked
-        self.compare(path, marked_id, session.path, entry_id)
-
-    def compare_selected_entries(self) -> None:
-        """Compare the two entries selected in the tree (the upper one on the left)."""
-        entries = self.selected_entries()
-        session = self.window.session
-        if len(entries) != 2 or session is None:
-            return
-        self.compare(session.path, entries[0].id, session.path, entries[1].id)
-
-    def compare_selected_sessions(self) -> None:
-        """Compare the leaves of the two sessions selected in the list."""
-        paths = self.selected_sessions()
-        if len(paths) == 2:
-            self.compare(paths[0], None, paths[1], None)
-
-    def compare_with_parent(self) -> None:
-        """Compare the open session (right) with its parent session (left)."""
-        session = self.window.session
-        if session is not None:
-            self.compare_session_with_parent(session.path)
-
-    def compare_session_with_parent(self, path: str) -> None:
-        """Compare a session (right) with its parent session (left), leaf against leaf."""
-        parent = self.parent_of(path)
-        if parent is None:
-            self._fail(f"The parent session of {os.path.basename(path)} was not found.")
-            return
-        self.compare(parent, None, path, None)
-
-    def compare(self, left_path: str, left_id: str | None, right_path: str, right_id: str | None) -> None:
-        """Diff the path to ``left_id`` with the path to ``right_id`` (None: a session's leaf) in a worker."""
-        same = os.path.abspath(left_path) == os.path.abspath(right_path)
-        self.window.statusBar().showMessage("Comparing…")
-
-        def done(diff: BranchDiff) -> None:
-            self.window.statusBar().showMessage("", 1)
-            self.open_diff(diff)
-
-        def failed(message: str) -> None:
-            head, sep, rest = message.partition(": ")
-            self._fail(rest if sep and head.isidentifier() and rest else message)
-
-        self.window.runner.start(
-            "diff", lambda: _compute(left_path, left_id, right_path, right_id, same), done, failed
-        )
-
-    def open_diff(self, diff: BranchDiff) -> DiffWindow:
-        """Show ``diff`` in a new diff window."""
-        view = DiffWindow(diff, self.window)
-        view.entry_requested.connect(self.reveal)
-        view.destroyed.connect(lambda _obj=None, v=view: self._forget(v))
-        self.windows.append(view)
-        view.show()
-        view.view.setFocus()  # F7 works at once
-        if diff.rows:
-            view.next_change() or view._select(view.model.index(0, 0))
-        self.diff_opened.emit(view)
-        return view
-
-    def reveal(self, path: str, entry_id: str) -> None:
-        """Select ``entry_id`` in the branch tree, opening its session first when another one is shown."""
-        session = self.window.session
-        if session is not None and session.path == os.path.abspath(path):
-            self.window.reveal_entry(entry_id)
-        else:
-            self.window.open_session(path, entry_id=entry_id)
-        self.window.raise_()
-        self.window.activateWindow()
-
-    def _forget(self, view: DiffWindow) -> None:
-        if view in self.windows:
-            self.windows.remove(view)
-
-    def _fail(self, sentence: str) -> None:
-        self.window.statusBar().showMessage(sentence)
-        self.diff_failed.emit(sentence)

@@ -180,11 +180,12 @@ class MessageView(QTextBrowser):
         return "".join(parts)
 
     # ------------------------------------------------------------------ Qt overrides
-    def loadResource(self, type: int, name: QUrl) -> Any:
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
         """Images of the session only (``image:ENTRY/N``), scaled to at most 480 px wide; nothing else."""
         if type != QTextDocument.ResourceType.ImageResource or self._session is None:
             return None
-        parsed = parse_image_src(name.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+        url = name if isinstance(name, QUrl) else QUrl(name)
+        parsed = parse_image_src(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
         if parsed is None:
             return None
         entry_id, index = parsed

@@ -1,4 +1,4 @@
-"""The export dialog (Markdown, HTML, PDF) and the controller that puts it in the window's menus.
+"""The export dialog (Markdown, HTML, PDF) and the worker functions it runs.
 
 What to export, what to include, images and redaction are chosen here; core renders
 (:func:`core.export.render_export`) and writes (:func:`core.export.save_export`) in a worker, reading its
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -32,7 +31,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
@@ -42,14 +40,14 @@ from PySide6.QtWidgets import (
 )
 
 from core.export import ExportOptions
+from gui.errors import user_sentence
 
 if TYPE_CHECKING:
     from core.export import RenderedExport
     from core.session import Session
-    from gui.main_window import MainWindow
-    from gui.workers import TaskRunner
+    from gui.workers import TaskContext, TaskRunner
 
-__all__ = ["ExportController", "ExportDialog", "ExportRequest"]
+__all__ = ["ExportDialog", "ExportRequest", "run_export"]
 
 _FORMATS = (("md", "Markdown (.md)"), ("html", "HTML page (.html)"), ("pdf", "PDF (.pdf)"))
 _IMAGES = (
@@ -150,12 +148,6 @@ def counts_text(counts: Counter[str]) -> str:
         return "Found: nothing to redact"
     parts = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return "Found: " + ", ".join(f"{n} {kind}" for kind, n in parts)
-
-
-def _sentence(message: str) -> str:
-    """The sentence of a worker failure (``"SessionWriteError: The disk..."`` -> ``"The disk..."``)."""
-    head, sep, rest = message.partition(": ")
-    return rest if sep and head.isidentifier() and rest else message
 
 
 class ExportDialog(QDialog):
@@ -336,10 +328,10 @@ class ExportDialog(QDialog):
             self.preview_label.setText(counts_text(counts))
             self.preview_ready.emit(counts)
 
-        def failed(message: str) -> None:
-            self.preview_label.setText(_sentence(message))
+        def failed(error: Exception) -> None:
+            self.preview_label.setText(user_sentence(error))
 
-        self.runner.start("export-preview", lambda: preview_counts(request), shown, failed)
+        self.runner.start("export-preview", lambda _task: preview_counts(request), shown, failed)
 
     def browse(self) -> None:
         """Pick the file to write (the overwrite question comes from the export itself)."""
@@ -397,14 +389,14 @@ class ExportDialog(QDialog):
             self.exported.emit(target)
             self.accept()
 
-        def failed(message: str) -> None:
+        def failed(error: Exception) -> None:
             self._busy = False
             self.export_button.setEnabled(True)
             self.status_label.setText("")
-            self._fail(_sentence(message))
+            self._fail(user_sentence(error))
 
-        def work(progress: Callable[..., None], cancel: threading.Event) -> tuple[str, int, Counter[str]]:
-            return run_export(request, progress, cancel)
+        def work(task: TaskContext) -> tuple[str, int, Counter[str]]:
+            return run_export(request, task.progress, task.cancel_event)
 
         self.runner.start("export", work, done, failed, self._show_progress)
 
@@ -435,51 +427,3 @@ class ExportDialog(QDialog):
     def _fail(self, sentence: str) -> None:
         self.failed.emit(sentence)
         self.show_error(sentence)
-
-
-class ExportController(QObject):
-    """Adds Session > Export… (Ctrl+E) and the tree's "Export from Here…" to the window."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.dialog: ExportDialog | None = None
-        self.export_action = QAction("&Export…", window)
-        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
-        self.export_action.setStatusTip("Export the session as Markdown, an HTML page or PDF")
-        self.export_action.triggered.connect(lambda _checked=False: self.open_dialog())
-        window.addAction(self.export_action)
-        window.session_menu.addAction(self.export_action)
-        window.tree_context_contributors.append(self._fill_tree_menu)
-        window.session_loaded.connect(self._update)
-        self._update()
-
-    def _update(self, *_args: object) -> None:
-        self.export_action.setEnabled(self.window.session is not None)
-
-    def _selected_id(self) -> str | None:
-        entry = self.window.tree_model.entry_for_index(self.window.tree.currentIndex())
-        return entry.id if entry is not None else None
-
-    def _fill_tree_menu(self, menu: QMenu, index: QModelIndex) -> None:
-        entry = self.window.tree_model.entry_for_index(index)
-        if entry is None or self.window.session is None:
-            return
-        action = menu.addAction("E&xport from Here…")
-        action.triggered.connect(
-            lambda _checked=False, eid=entry.id: self.open_dialog(eid, from_selected=True)
-        )
-
-    def open_dialog(self, entry_id: str | None = None, from_selected: bool = False) -> ExportDialog | None:
-        """Show the export dialog for the open session (``entry_id``: the entry to export the path to)."""
-        session = self.window.session
-        if session is None:
-            return None
-        selected = entry_id or self._selected_id()
-        dialog = ExportDialog(
-            session, self.window.runner, selected, self.window, start_from_selected=from_selected
-        )
-        dialog.exported.connect(lambda path: self.window.statusBar().showMessage(f"Exported {path}", 10000))
-        self.dialog = dialog
-        dialog.open()
-        return dialog

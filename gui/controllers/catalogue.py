@@ -1,0 +1,337 @@
+"""The session list and the full-text search: what the catalogue knows, kept current while the window is open.
+
+Start-up: the catalogue's stored summaries are shown at once (a worker reads them, channel ``"catalogue"``),
+then a worker brings the catalogue up to date with the session folders (``"refresh"``) and the list is
+merged with ``update_summaries``; a long first pass shows the sessions catalogued so far about once a
+second (``"catalogue-partial"``). The session folders and their sub-folders are watched; a change starts a
+debounced refresh. Search runs ``Catalogue.search`` in a worker (``"search"``).
+
+This controller owns the list model, its proxy's selection of the open session's row, the search hits and
+the roots listed. Choosing a row or a hit asks for that session to be opened (``WindowContext``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
+from PySide6.QtWidgets import QTableView
+
+from gui.controllers.context import WindowContext
+from gui.errors import user_sentence
+from gui.models.session_filter_proxy import SessionFilterProxy
+from gui.models.session_list_model import SessionListModel, one_line
+from gui.widgets.search_panel import SearchPanel
+from gui.workers import TaskContext
+
+if TYPE_CHECKING:
+    from core.catalogue import Hit, RefreshStats
+    from core.session import SessionSummary
+
+__all__ = ["LIVE_REFRESH_MSECS", "CatalogueController"]
+
+SEARCH_LIMIT = 100
+# While a long refresh reads sessions (newest first), the list shows what is catalogued so far at most this
+# often (the catalogue commits about four times a second).
+_PARTIAL_LIST_SECONDS = 1.0
+LIVE_REFRESH_MSECS = 300  # debounce of the catalogue refresh after a change in a session folder
+
+
+def read_summaries(folder: Path | None, roots: list[Path]) -> list[SessionSummary]:
+    """Worker: what the catalogue already knows about ``roots``."""
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(folder)
+    try:
+        return catalogue.summaries(roots)
+    finally:
+        catalogue.close()
+
+
+def _refresh_catalogue(
+    folder: Path | None, roots: list[Path], task: TaskContext
+) -> tuple[RefreshStats, list[SessionSummary]]:
+    """Worker: bring the catalogue up to date, then read the summaries again."""
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(folder)
+    try:
+        stats = catalogue.refresh(roots, task.progress, task.cancel_event)
+        return stats, catalogue.summaries(roots)
+    finally:
+        catalogue.close()
+
+
+def _search(folder: Path | None, query: str) -> list[Hit]:
+    """Worker: full-text search over the catalogue."""
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(folder)
+    try:
+        return catalogue.search(query, limit=SEARCH_LIMIT)
+    finally:
+        catalogue.close()
+
+
+def watchable_folders(roots: list[Path]) -> list[str]:
+    """The existing root folders and their immediate sub-folders (where new session files appear)."""
+    folders: list[str] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        folders.append(str(root))
+        try:
+            with os.scandir(root) as entries:
+                folders.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+    return folders
+
+
+class CatalogueController(QObject):
+    """The listed sessions: roots, the list model and its refreshes, the watched folders, search."""
+
+    summaries_shown = Signal(int)  # rows in the list after the catalogue's stored summaries arrived
+    refresh_finished = Signal(bool)  # True when the refresh pass succeeded
+    search_finished = Signal(int)  # number of hits shown (-1: the query was rejected or failed)
+    roots_changed = Signal()  # another set of folders is listed (the list starts empty again)
+
+    def __init__(
+        self,
+        context: WindowContext,
+        list_model: SessionListModel,
+        proxy: SessionFilterProxy,
+        table: QTableView,
+        search_panel: SearchPanel,
+        *,
+        roots: list[Path],
+        catalogue_dir: Path | None,
+        shown_path: Callable[[], str | None],
+    ) -> None:
+        super().__init__(context)
+        self._context = context
+        self.list_model = list_model
+        self._proxy = proxy
+        self._table = table
+        self._search_panel = search_panel
+        self._roots = [Path(r) for r in roots]
+        self._catalogue_dir = catalogue_dir
+        self._shown_path = shown_path  # the session shown or being loaded (its row stays selected)
+        self._refreshing = False
+        self.folder_watcher = QFileSystemWatcher(self)  # new and changed sessions while the window is open
+        self.live_refresh_timer = QTimer(self)
+        self.live_refresh_timer.setSingleShot(True)
+        self.live_refresh_timer.setInterval(LIVE_REFRESH_MSECS)
+        self.folder_watcher.directoryChanged.connect(lambda _path: self.schedule_live_refresh())
+        self.live_refresh_timer.timeout.connect(self._live_refresh)
+        context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
+        context.session_renamed.connect(self._show_name)
+        context.sessions_trashed.connect(self._forget)
+        table.selectionModel().currentRowChanged.connect(self._on_row_changed)
+        search_panel.search_requested.connect(self.search)
+        search_panel.hit_activated.connect(self.open_hit)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def roots(self) -> list[Path]:
+        """The session folders listed."""
+        return list(self._roots)
+
+    @property
+    def refreshing(self) -> bool:
+        """Whether a catalogue pass is running."""
+        return self._refreshing
+
+    def summaries(self) -> list[SessionSummary]:
+        """The summaries listed."""
+        return self.list_model.summaries()
+
+    # ------------------------------------------------------------------ the list
+    def start(self) -> None:
+        """Show the stored summaries of the roots, then refresh the catalogue (both in workers)."""
+        self._refreshing = True
+        self._watch_folders()
+        self._context.status.showMessage("Reading the catalogue…")
+        roots, folder = list(self._roots), self._catalogue_dir
+
+        def shown(summaries: list[SessionSummary]) -> None:
+            self.list_model.set_summaries(summaries)
+            self.select_open_row()
+            self.summaries_shown.emit(self.list_model.rowCount())
+            self._start_refresh()
+
+        def failed(error: Exception) -> None:
+            self._context.status.showMessage(f"Cannot read the catalogue: {user_sentence(error)}")
+            self._start_refresh()
+
+        self._context.runner.start("catalogue", lambda _task: read_summaries(folder, roots), shown, failed)
+
+    def set_roots(self, roots: list[Path]) -> None:
+        """List the sessions under other folders (replaces the list)."""
+        self._roots = [Path(r) for r in roots]
+        self._context.runner.cancel("refresh")
+        self.list_model.set_summaries([])
+        self.roots_changed.emit()
+        self.start()
+
+    def refresh(self) -> None:
+        """Bring the catalogue up to date now (unless a pass is running)."""
+        if not self._refreshing:
+            self._refreshing = True
+            self._context.status.showMessage("Reading the catalogue…")
+            self._start_refresh()
+
+    def schedule_live_refresh(self) -> None:
+        """Refresh the catalogue in a worker once changes have stopped for a moment (debounced)."""
+        if not self._context.runner.closed:
+            self.live_refresh_timer.start()
+
+    def close(self) -> None:
+        """Stop watching (the window is closing)."""
+        self.live_refresh_timer.stop()
+        if self.folder_watcher.directories():
+            self.folder_watcher.removePaths(self.folder_watcher.directories())
+
+    def select_open_row(self, path: str | None = None) -> None:
+        """Select the list row of the session shown or being loaded (no new load: the paths match)."""
+        if path is None:
+            path = self._shown_path()
+        if path is None:
+            return
+        source = self.list_model.index_of(path)
+        if not source.isValid():
+            return
+        index = self._proxy.mapFromSource(source)
+        if index.isValid() and self._table.currentIndex().row() != index.row():
+            self._table.selectRow(index.row())
+            self._table.scrollTo(index)
+
+    def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        summary = self._proxy.summary_at(current.row()) if current.isValid() else None
+        if summary is None:
+            return
+        path = os.path.abspath(summary.path)
+        if path != self._shown_path():
+            self._context.open_session(path)
+
+    def _show_name(self, path: str, name: str) -> None:
+        """A new name shows in the list at once (the catalogue refresh that follows confirms it)."""
+        import dataclasses
+
+        summary = self._context.summary_for(path)
+        if summary is not None:
+            renamed = dataclasses.replace(summary, name=name or None)
+            self.list_model.update_summaries(
+                renamed if s is summary else s for s in self.list_model.summaries()
+            )
+
+    def _forget(self, paths: list[str]) -> None:
+        gone = set(paths)
+        model = self.list_model
+        model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+
+    # ------------------------------------------------------------------ refresh passes
+    def _watch_folders(self) -> None:
+        """Watch the roots and their immediate sub-folders (only those; the rest is unwatched)."""
+        wanted = watchable_folders(self._roots)
+        current = self.folder_watcher.directories()
+        gone = [d for d in current if d not in wanted]
+        if gone:
+            self.folder_watcher.removePaths(gone)
+        new = [d for d in wanted if d not in current]
+        if new:
+            self.folder_watcher.addPaths(new)
+
+    def _live_refresh(self) -> None:
+        if self._context.runner.closed:
+            return
+        self._watch_folders()  # a new project folder is watched from now on
+        self._refreshing = True
+        self._start_refresh()
+
+    def _start_refresh(self) -> None:
+        roots, folder, runner, status = (
+            list(self._roots),
+            self._catalogue_dir,
+            self._context.runner,
+            self._context.status,
+        )
+
+        def refreshed(result: tuple[RefreshStats, list[SessionSummary]]) -> None:
+            stats, summaries = result
+            runner.cancel("catalogue-partial")  # an older partial list must not come after this
+            self.list_model.update_summaries(summaries)
+            self.select_open_row()
+            errors = len(getattr(stats, "errors", None) or ())
+            note = f", {errors} unreadable" if errors else ""
+            status.showMessage(f"{self.list_model.rowCount()} sessions{note}")
+            self._refresh_done(True)
+
+        def failed(error: Exception) -> None:
+            status.showMessage(f"Cannot update the catalogue: {user_sentence(error)}")
+            self._refresh_done(False)
+
+        def partial(summaries: list[SessionSummary]) -> None:
+            if self._refreshing:
+                self.list_model.update_summaries(summaries)
+                self.select_open_row()
+
+        last_partial = time.monotonic()
+
+        def progress(files_done: int, files_total: int, _bytes_done: int, _bytes_total: int) -> None:
+            nonlocal last_partial
+            status.showMessage(f"Reading sessions: {files_done} of {files_total} files")
+            # A first start over thousands of sessions takes seconds: show the newest ones as they are
+            # catalogued rather than an empty list until the end.
+            now = time.monotonic()
+            if now - last_partial >= _PARTIAL_LIST_SECONDS:
+                last_partial = now
+                runner.start("catalogue-partial", lambda _task: read_summaries(folder, roots), partial)
+
+        runner.start(
+            "refresh", lambda task: _refresh_catalogue(folder, roots, task), refreshed, failed, progress
+        )
+
+    def _refresh_done(self, ok: bool) -> None:
+        self._refreshing = False
+        self.refresh_finished.emit(ok)
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str | None = None) -> None:
+        """Run a full-text search over the catalogue in a worker; the hits fill the search list."""
+        edit = self._search_panel.edit
+        query = edit.text() if query is None else query
+        if query != edit.text():
+            edit.setText(query)
+        folder, status = self._catalogue_dir, self._context.status
+        status.showMessage(f"Searching for {query}…")
+
+        def found(hits: list[Hit]) -> None:
+            self._search_panel.set_hits(hits, self._title_of_hit)
+            count = len(hits)
+            status.showMessage(f"{count} {'hit' if count == 1 else 'hits'} for {query}")
+            self.search_finished.emit(count)
+
+        def failed(error: Exception) -> None:
+            self._search_panel.clear_hits()
+            status.showMessage(user_sentence(error))
+            self.search_finished.emit(-1)
+
+        self._context.runner.start("search", lambda _task: _search(folder, query), found, failed)
+
+    def open_hit(self, hit: Hit) -> None:
+        """Show the session of a search hit, with the hit's entry selected in the tree."""
+        self._context.open_session(hit.path, hit.entryId)
+        self.select_open_row(os.path.abspath(hit.path))
+
+    def _title_of_hit(self, hit: Hit) -> str:
+        summary = self.list_model.summary_at(self.list_model.row_of(hit.path))
+        if summary is not None and os.path.abspath(summary.path) == os.path.abspath(hit.path):
+            title = summary.name or one_line(summary.firstMessage)
+            if title:
+                return title
+        return hit.name or os.path.basename(hit.path)

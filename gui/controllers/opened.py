@@ -1,0 +1,262 @@
+"""The open session: loading it in a worker, showing it in the branch tree, following the file as it grows.
+
+Selecting a session loads it in a worker (channel ``"load"``): the core ``Session``, its diagnostics and the
+tree's visible structure are computed there, and the tree model swaps them in on the main thread. The open
+file is watched; appended entries are added to the tree as they arrive, a replaced or rewritten file is
+read again. This controller is the one owner of the open session: everything else reads it through
+``WindowContext.session`` and asks for another one with ``WindowContext.open_session``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QTreeView
+
+from gui.controllers.context import OpenRequest, WindowContext
+from gui.errors import user_sentence
+from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
+from gui.widgets.diagnostics_panel import DiagnosticsPanel
+
+if TYPE_CHECKING:
+    from core.session import Entry, Session
+
+__all__ = ["OpenSessionController"]
+
+_RENDER_DELAY_MSECS = 15  # the first message of a loaded session is rendered after the tree has painted
+
+
+def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
+    """Worker: index one session file, find its diagnostics and the tree's visible structure.
+
+    All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
+    The leaf, shown first, is rendered once here and thrown away: that imports markdown-it, Pygments and
+    the lexers its code needs (~100 ms on first use) off the GUI thread.
+    """
+    from core.render import render_entry
+    from core.session import load_session
+
+    session = load_session(path)
+    session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
+    structure = BranchTreeModel.prepare(session, filter_mode)
+    leaf = session.leaf
+    if leaf is not None:
+        render_entry(leaf, session.body(leaf))
+    # A full collection scans every tracked object: ~100,000 with a 20,000-entry session open, ~20 ms with
+    # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it;
+    # unfreezing first hands what the previous session left in cycles back to the collector.
+    gc.unfreeze()
+    gc.freeze()
+    return session, structure
+
+
+class OpenSessionController(QObject):
+    """Loads, shows and follows one session in the branch tree; selects its entries."""
+
+    # The entry to show in the message pane (session, entry); not emitted while a loaded session's first
+    # layout is under way (the pane renders once the tree has painted).
+    entry_shown = Signal(object, object)
+
+    def __init__(
+        self,
+        context: WindowContext,
+        tree_model: BranchTreeModel,
+        tree: QTreeView,
+        filter_mode: QComboBox,
+        diagnostics_panel: DiagnosticsPanel,
+    ) -> None:
+        super().__init__(context)
+        self._context = context
+        self._tree_model = tree_model
+        self._tree = tree
+        self._filter_mode = filter_mode
+        self._diagnostics = diagnostics_panel
+        self._session: Session | None = None
+        self._loading_path: str | None = None
+        self._pending_entry: str | None = None  # select this entry once the loading session arrives
+        self.load_error: str | None = None  # why the last requested file could not be read
+        self._render_deferred = False  # while a loaded session's leaf is selected (see _on_loaded)
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self.on_file_changed)
+        tree.selectionModel().currentChanged.connect(self._on_current_changed)
+        filter_mode.currentTextChanged.connect(self._on_filter_mode_changed)
+        context.open_requested.connect(self._on_open_requested)
+        context.reveal_requested.connect(self.reveal_entry)
+        context.entries_appended.connect(self._on_entries_appended)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def session(self) -> Session | None:
+        """The session shown in the tree."""
+        return self._session
+
+    @property
+    def shown_path(self) -> str | None:
+        """The session being loaded, else the one shown."""
+        if self._loading_path is not None:
+            return self._loading_path
+        return self._session.path if self._session is not None else None
+
+    def current_entry(self) -> Entry | None:
+        """The entry of the tree's current row."""
+        return self._tree_model.entry_for_index(self._tree.currentIndex())
+
+    # ------------------------------------------------------------------ opening
+    def open(
+        self, path: str | os.PathLike[str], *, entry_id: str | None = None, reload: bool = False
+    ) -> None:
+        """Load the session at ``path`` in a worker and show it in the tree (latest request wins).
+
+        ``entry_id`` is selected once the session is shown (instead of the leaf); ``reload`` reads the
+        open session again.
+        """
+        path = os.path.abspath(os.fspath(path))
+        self._pending_entry = entry_id
+        if self._session is not None and self._session.path == path and not reload:
+            self._loading_path = None
+            self._context.runner.cancel("load")  # an older request for another session must not win
+            if entry_id is not None:
+                self._select_pending()
+            return
+        self._loading_path = path
+        self._context.status.showMessage(f"Loading {path}…")
+        mode = self._tree_model.filter_mode
+        self._context.runner.start("load", lambda _task: load(path, mode), self._on_loaded, self._on_failed)
+
+    def reload(self) -> None:
+        """Read the open session again (keeping the selected entry), unless another one is loading."""
+        session = self._session
+        if session is not None and self._loading_path is None:
+            current = self.current_entry()
+            self.open(session.path, entry_id=current.id if current is not None else None, reload=True)
+
+    def _on_open_requested(self, request: OpenRequest) -> None:
+        self.open(request.path, entry_id=request.entry_id, reload=request.reload)
+
+    def _on_loaded(self, loaded: tuple[Session, TreeStructure]) -> None:
+        session, structure = loaded
+        old = self.watcher.files()
+        if old:
+            self.watcher.removePaths(old)
+        self._session = session
+        self._loading_path = None
+        self.load_error = None
+        self.entry_shown.emit(None, None)
+        self._tree_model.reset_session(session, structure)
+        self.watcher.addPath(session.path)
+        self._diagnostics.set_diagnostics(session.diagnostics)
+        # The tree's first layout (in select_leaf) and the first message's render each take tens of ms on a
+        # 20,000-entry session: the render waits for the next turn of the event loop, so that the two never
+        # add up to one long stall.
+        self._render_deferred = True
+        try:
+            self.select_leaf()
+            self._select_pending()
+        finally:
+            self._render_deferred = False
+        self._context.status.showMessage(f"{len(session.entries)} entries in {session.path}", 5000)
+        # Not 0 ms: a zero timer runs in the same pass of the event loop, before the paint and other timers.
+        QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._finish_load(session))
+
+    def _finish_load(self, session: Session) -> None:
+        if session is not self._session:
+            return  # another session was shown meanwhile
+        self._on_current_changed(self._tree.currentIndex(), QModelIndex())
+        self._context.session_loaded.emit(session)
+
+    def _on_failed(self, error: Exception) -> None:
+        self._loading_path = None
+        self._pending_entry = None
+        sentence = user_sentence(error)
+        self.load_error = sentence
+        self._context.status.showMessage(sentence)
+        self._context.load_failed.emit(sentence)
+
+    # ------------------------------------------------------------------ selecting entries
+    def select_leaf(self) -> None:
+        """Select the session's current leaf in the tree (it is always visible)."""
+        if self._session is not None:
+            self.select_entry(self._session.leaf_id)
+
+    def select_entry(self, entry_id: str | None) -> bool:
+        """Select the row of ``entry_id``; False when it is not visible in the current filter mode."""
+        index = self._tree_model.index_for_entry(entry_id)
+        if not index.isValid():
+            return False
+        self._tree.setCurrentIndex(index)
+        self._tree.scrollTo(index)
+        return True
+
+    def reveal_entry(self, entry_id: str) -> bool:
+        """Select ``entry_id`` in the tree, showing all entries when the filter mode hides it."""
+        if self.select_entry(entry_id):
+            return True
+        if self._tree_model.session is None or self._session is None or self._session.get(entry_id) is None:
+            return False
+        self._filter_mode.setCurrentText("all")
+        return self.select_entry(entry_id)
+
+    def _select_pending(self) -> None:
+        entry_id, self._pending_entry = self._pending_entry, None
+        if entry_id is not None:
+            self.reveal_entry(entry_id)
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        entry = self._tree_model.entry_for_index(current)
+        if entry is None or self._session is None or self._render_deferred:
+            return
+        self.entry_shown.emit(self._session, entry)
+
+    def _on_filter_mode_changed(self, mode: str) -> None:
+        current = self.current_entry()
+        self._tree_model.filter_mode = mode
+        if not self.select_entry(current.id if current is not None else None):
+            self.select_leaf()
+
+    # ------------------------------------------------------------------ following the file
+    def on_file_changed(self, path: str) -> None:
+        """The watched session file changed: read what was appended, or reload it."""
+        from core.errors import SessionReadError
+
+        session = self._session
+        if session is None or os.path.abspath(path) != session.path:
+            return
+        if session.path not in self.watcher.files() and os.path.exists(session.path):
+            self.watcher.addPath(session.path)  # replaced by rename: the watch was dropped
+        try:
+            result = session.refresh()
+        except SessionReadError as err:
+            self._context.status.showMessage(str(err))
+            return
+        self._diagnostics.set_diagnostics(session.diagnostics)
+        if result.reloaded:
+            current = self.current_entry()
+            self._tree_model.reset_session(session)
+            if not self.select_entry(current.id if current is not None else None):
+                self.select_leaf()
+            self._context.status.showMessage(f"Reloaded: {result.reason}")
+        elif result.appended:
+            current = self.current_entry()
+            was_at_leaf = current is None or current.id == self._tree_model.leaf_id
+            self._tree_model.append_entries(result.appended)
+            if was_at_leaf:
+                self.select_leaf()  # follow a live session
+            count = len(result.appended)
+            self._context.status.showMessage(f"{count} new {'entry' if count == 1 else 'entries'}", 5000)
+        if result.reloaded or result.appended:
+            self._context.refresh_catalogue()  # the list row's message count and modified time
+        self._context.session_updated.emit(result)
+
+    def _on_entries_appended(self, session: Session, entries: Iterable[Entry]) -> None:
+        """Entries an edit appended through the open session (the watcher will find nothing new)."""
+        if session is self._session:
+            self._tree_model.append_entries(entries)
+
+    def close(self) -> None:
+        """Stop watching the file (the window is closing)."""
+        if self.watcher.files():
+            self.watcher.removePaths(self.watcher.files())

@@ -1,0 +1,128 @@
+"""The three columns of the main window, each a row of controls above a view: list, tree, message.
+
+They are plain widgets: the models they show and the controls above them, laid out. What the controls do
+is wired by the window to the controllers.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
+from gui.models.session_filter_proxy import SessionFilterProxy
+from gui.models.session_list_model import SessionColumn, SessionListModel
+from gui.widgets.message_view import MessageView
+
+__all__ = ["BranchTreePane", "MessagePane", "SessionListPane"]
+
+
+def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
+    layout = QVBoxLayout(parent)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addLayout(controls)
+    layout.addWidget(body, 1)
+
+
+class SessionListPane(QWidget):
+    """The filter box and its toggles above the session table (sorted by the model, filtered by the proxy)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.named_only = QCheckBox("Named only")
+        self.thread_forks = QCheckBox("Thread forks")
+        self.thread_forks.setToolTip("Show forks and clones right under the session they came from")
+        self.list_model = SessionListModel(parent=self)
+        self.proxy = SessionFilterProxy(self)
+        self.proxy.setSourceModel(self.list_model)
+        self.table = table = QTableView()
+        table.setModel(self.proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Several rows: trash them at once, or compare two. Typing must not start a rename (QTableView
+        # edits on any key by default): double-click or F2 renames.
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
+        table.verticalHeader().hide()
+        table.setWordWrap(False)
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        # Fixed widths from the font, not ResizeToContents: that mode measures up to 1,000 rows of every such
+        # column after each change of a row, ~24,000 Python data() calls and a 250 ms stall per live update.
+        metrics = table.fontMetrics()
+        padding = 3 * metrics.horizontalAdvance("M")
+        for column, sample in (
+            (SessionColumn.MESSAGES, "Messages"),
+            (SessionColumn.TOKENS, "99,999,999"),
+            (SessionColumn.COST, "$9,999.99"),
+            (SessionColumn.MODIFIED, "2026-11-30 23:59"),
+        ):
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + padding)
+        header.resizeSection(SessionColumn.TITLE, 240)
+        header.resizeSection(SessionColumn.PROJECT, 130)
+        controls = QHBoxLayout()
+        controls.addWidget(self.filter_edit, 1)
+        controls.addWidget(self.named_only)
+        controls.addWidget(self.thread_forks)
+        _column(controls, table, self)
+        self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
+        self.named_only.toggled.connect(self.proxy.set_named_only)
+        self.thread_forks.toggled.connect(self.list_model.set_threaded)
+
+
+class BranchTreePane(QWidget):
+    """The filter mode and "Jump to leaf" above the branch tree."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree_model = BranchTreeModel(parent=self)
+        self.tree = tree = QTreeView()
+        tree.setModel(self.tree_model)
+        tree.setUniformRowHeights(True)
+        tree.setHeaderHidden(True)
+        # Ctrl-click selects two entries to compare; the message pane follows the current index.
+        tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        tree.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        self.filter_mode = QComboBox()
+        self.filter_mode.addItems(list(FILTER_MODES))
+        self.jump_button = QPushButton("Jump to leaf")
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Show:"))
+        controls.addWidget(self.filter_mode, 1)
+        controls.addWidget(self.jump_button)
+        _column(controls, tree, self)
+
+
+class MessagePane(QWidget):
+    """The *What the model saw* toggle above the message view."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message_view = MessageView()
+        self.context_toggle = QCheckBox("What the model saw")
+        self.context_toggle.setToolTip(
+            "Show the messages the model saw at the selected entry (compactions applied) as a conversation"
+        )
+        controls = QHBoxLayout()
+        controls.addWidget(self.context_toggle)
+        controls.addStretch(1)
+        _column(controls, self.message_view, self)
