@@ -25,6 +25,19 @@ CORPUS = SHARED / "corpus" / "real"
 DEMO = REPO / "resources" / "demo"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it uses: the oracle (node), Chromium, or the packaging tools."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "oracle_dir" in fixtures:
+            item.add_marker(pytest.mark.oracle)
+        parts = item.path.parts
+        if "browser" in parts:
+            item.add_marker(pytest.mark.browser)
+        if item.path.name == "test_packaging.py":
+            item.add_marker(pytest.mark.packaging)
+
+
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
     if not SAMPLES.is_dir():

@@ -315,6 +315,7 @@ def test_tree_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     first = process.stdout.readline()
     process.stdout.close()
     stderr = process.stderr.read()
+    process.stderr.close()
     process.wait(timeout=60)
     assert first.startswith(b"* 00000000 user: ")
     assert stderr == b""

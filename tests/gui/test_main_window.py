@@ -178,7 +178,9 @@ def test_closing_cancels_and_waits_for_workers(
     assert window.runner.closed
     assert seen[0].is_set()
     assert QThreadPool.globalInstance().activeThreadCount() == 0
-    qtbot.wait(50)
+    # The task's result is on its way as a queued signal: once it was delivered (the runner is no longer
+    # busy), it must have been dropped.
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
     assert results == []  # a result after shutdown is dropped
     settings = QSettings(QSettings.defaultFormat(), QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
     assert settings.value("main_window/splitter") is not None
