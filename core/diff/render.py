@@ -43,6 +43,7 @@ from core.diff.compare import (
     Section,
     fold_runs,
 )
+from core.formatting import duration, total_cost, whole_tokens
 
 __all__ = [
     "MAX_CELL_CHARS",
@@ -175,41 +176,28 @@ def _text_summary(diff: BranchDiff) -> list[str]:
 
 def _summary_fields(diff: BranchDiff) -> list[tuple[str, object]]:
     def files(s: object) -> str:
-        touched = s.files_touched  # type: ignore[attr-defined]
+        touched = s.files_touched
         return ", ".join(touched) if touched else "-"
 
     def ended(s: object) -> str:
-        value = s.ended or "-"  # type: ignore[attr-defined]
-        if s.last_role == "user":  # type: ignore[attr-defined]
+        value = s.ended or "-"
+        if s.last_role == "user":
             value += " (no answer to the last user message)"
-        if s.error:  # type: ignore[attr-defined]
-            value += f": {' '.join(s.error.split())[:80]}"  # type: ignore[attr-defined]
+        if s.error:
+            value += f": {' '.join(s.error.split())[:80]}"
         return value
 
     return [
         ("entry", lambda s: str(s.entry_id)),
         ("messages", lambda s: str(s.messages)),
         ("tool calls", lambda s: str(s.tool_calls)),
-        ("tokens", lambda s: f"{s.tokens:,.0f}"),
-        ("cost", lambda s: f"${s.cost:.4f}"),
-        ("duration", lambda s: _duration(s.duration_ms)),
+        ("tokens", lambda s: whole_tokens(s.tokens)),
+        ("cost", lambda s: total_cost(s.cost)),
+        ("duration", lambda s: duration(s.duration_ms)),
         ("models", lambda s: ", ".join(s.models) or "-"),
         ("files touched", files),
         ("ended", ended),
     ]
-
-
-def _duration(ms: float | None) -> str:
-    if ms is None:
-        return "-"
-    seconds = int(ms // 1000)
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
 
 
 # ---------------------------------------------------------------------------- HTML

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.errors import InvalidRequestError
+from core.formatting import total_cost, whole_tokens
 from core.session import Entry
 from core.session.session import entries_usage
 
@@ -301,8 +302,8 @@ def metadata(
         ("Created", utc_time(session.created_ms)),
         ("First entry", utc_time(min(known)) if known else ""),
         ("Last entry", utc_time(max(known)) if known else ""),
-        ("Tokens", f"{int(tokens):,}"),
-        ("Cost", f"${cost:.4f}"),
+        ("Tokens", whole_tokens(tokens)),
+        ("Cost", total_cost(cost)),
     ]
     return Metadata(
         title=clean(title) or "Session " + (session.session_id or ""),

@@ -30,6 +30,7 @@ from core.export.common import (
     select_entries,
     wanted,
 )
+from core.formatting import whole_tokens
 from core.render.images import decode_image
 from core.render.message import content_blocks, edits_as_diff, joined_text, tool_results_for
 from core.session import Entry
@@ -493,7 +494,7 @@ class MarkdownRenderer:
         extra = ""
         tokens = source.get("tokensBefore")
         if isinstance(tokens, int | float) and not isinstance(tokens, bool):
-            extra = f"from {int(tokens):,} tokens"
+            extra = f"from {whole_tokens(tokens)} tokens"
         message = source if "role" in source else None
         summary = _text(source.get("summary"))
         text = self.markdown(summary) if summary.strip() else self.para(self.italic("(empty summary)"))

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
+from core.formatting import short_cost, short_tokens
 from core.render.images import decode_image, image_size
 from core.session import Entry
 
@@ -830,7 +831,7 @@ class _Renderer:
 
     def compaction(self, source: dict) -> str:
         tokens = _number(source.get("tokensBefore"))
-        extras = [f"compacted from {_tokens(tokens)} tokens"] if tokens is not None else []
+        extras = [f"compacted from {short_tokens(tokens)} tokens"] if tokens is not None else []
         if source.get("fromHook") is True:
             extras.append("summary by an extension")
         moment = source.get("timestamp") if "role" in source else None
@@ -1108,23 +1109,6 @@ def _json_excerpt(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
 
 
-def _tokens(value: float | None) -> str:
-    """Token counts the way the reference shows them: 950, 3.6k, 148k, 1.2M."""
-    if value is None:
-        return "?"
-    if value < 1000:
-        return f"{value:g}"
-    if value < 10_000:
-        return f"{value / 1000:.1f}k"
-    if value < 1_000_000:
-        return f"{round(value / 1000)}k"
-    return f"{value / 1_000_000:.1f}M"
-
-
-def _cost(value: float) -> str:
-    return f"${value:.2f}" if value >= 1 else f"${value:.4f}"
-
-
 def _usage_text(usage: object) -> str:
     """``400 in · 20 out · 3.6k cache read · 4.0k cache write · $0.0176`` (zero parts left out)."""
     if not isinstance(usage, dict):
@@ -1138,10 +1122,10 @@ def _usage_text(usage: object) -> str:
     ):
         value = _number(usage.get(key))
         if value is not None and (value or key in ("input", "output")):
-            parts.append(f"{_tokens(value)} {label}")
+            parts.append(f"{short_tokens(value)} {label}")
     total = _number(_dict(usage.get("cost")).get("total"))
     if total is not None:
-        parts.append(_cost(total))
+        parts.append(short_cost(total))
     return " · ".join(parts)
 
 

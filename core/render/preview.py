@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.body import message_text
+from core.formatting import short_tokens
 from core.session import Entry
 
 
@@ -12,8 +13,8 @@ def _one_line(text: str, width: int) -> str:
 
 
 def _tokens(value: object) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{value / 1000:.0f}k" if value >= 1000 else f"{value:g}"
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+        return short_tokens(value)
     return "?"
 
 
