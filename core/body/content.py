@@ -92,8 +92,15 @@ def numbered_blocks(content: object) -> Iterator[tuple[Block, int]]:
         block, -1 for any other. The numbers are the ones ``image:ENTRYID/N`` sources use, and what
         :func:`core.render.links.image_bytes` counts.
     """
+    if isinstance(content, str):
+        yield {"type": "text", "text": content}, -1
+        return
+    if not isinstance(content, list):
+        return
     images = 0
-    for block in content_blocks(content):
+    for block in content:  # content_blocks without its list: this runs for every block of an export
+        if not isinstance(block, dict):
+            continue
         if block.get("type") == "image":
             yield block, images
             images += 1

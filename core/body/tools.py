@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from core.body.content import Body, as_dict, as_text, content_blocks, message_of
+from core.body.content import Body, as_dict, as_text, message_of
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -42,10 +42,13 @@ Results: TypeAlias = dict[str, Body]
 
 def call_ids(body: Body) -> list[str]:
     """The ids of an assistant message's tool calls, in order (calls without a string id are left out)."""
+    content = message_of(body).get("content")
+    if not isinstance(content, list):  # a string content has no tool calls
+        return []
     return [
         call_id
-        for b in content_blocks(message_of(body).get("content"))
-        if b.get("type") == "toolCall" and isinstance(call_id := b.get("id"), str)
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(call_id := b.get("id"), str)
     ]
 
 
