@@ -1,14 +1,13 @@
 """Code coloured by Pygments, which is loaded on first use (importing this module does not load it).
 
 The Pygments calls the message view and the HTML export share (lexers by language or file name, the
-HTML formatter) and the message view's code block. Pygments ships no type information, so it is reached
-through ``importlib`` and its objects are handled as opaque values here; only :func:`highlight`'s
-string result is used.
+HTML formatters) and the message view's code block. Pygments ships no type information: its lexers and
+formatters are opaque values here, and only the strings it returns are typed. Its imports stay plain
+``from pygments... import`` statements inside the functions, so PyInstaller's analysis still sees them.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from functools import lru_cache
 
@@ -32,27 +31,35 @@ _WHITESPACE_SPAN = re.compile(r'<span style="[^"<>]*">([ \t]+)</span>')
 
 def highlight(code: str, lexer: object, formatter: object) -> str:
     """``pygments.highlight``: ``code`` lexed by ``lexer`` (from :func:`lexer_by_name`) and formatted."""
-    result: str = importlib.import_module("pygments").highlight(code, lexer, formatter)
+    from pygments import highlight as run  # type: ignore[import-untyped, unused-ignore]
+
+    result: str = run(code, lexer, formatter)
     return result
 
 
 @lru_cache(maxsize=4)
 def inline_formatter(style: str) -> object:
     """A Pygments ``HtmlFormatter`` writing the colours of ``style`` inline (for Qt's rich text)."""
-    formatters = importlib.import_module("pygments.formatters")
-    return formatters.HtmlFormatter(noclasses=True, nowrap=True, style=style)
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+
+    formatter: object = HtmlFormatter(noclasses=True, nowrap=True, style=style)
+    return formatter
 
 
 @lru_cache(maxsize=1)
 def class_formatter() -> object:
     """A Pygments ``HtmlFormatter`` writing CSS classes (see :func:`style_defs`), without a wrapper."""
-    return importlib.import_module("pygments.formatters").HtmlFormatter(nowrap=True)
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+
+    formatter: object = HtmlFormatter(nowrap=True)
+    return formatter
 
 
 def style_defs(style: str, selector: str) -> str:
     """The CSS of a Pygments style for the class-based formatter, its rules under ``selector``."""
-    formatter = importlib.import_module("pygments.formatters").HtmlFormatter(style=style)
-    css: str = formatter.get_style_defs(selector)
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+
+    css: str = HtmlFormatter(style=style).get_style_defs(selector)
     return css
 
 
@@ -80,11 +87,12 @@ def _lexer_for_name_key(key: str) -> object | None:
 
 def _find_lexer(finder: str, name: str) -> object | None:
     """``pygments.lexers.<finder>(name)`` keeping the code's newlines as they are; None when not found."""
-    lexers = importlib.import_module("pygments.lexers")
-    not_found = importlib.import_module("pygments.util").ClassNotFound
+    from pygments import lexers  # type: ignore[import-untyped, unused-ignore]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped, unused-ignore]
+
     try:
         lexer: object = getattr(lexers, finder)(name, stripnl=False, ensurenl=False)
-    except not_found:
+    except ClassNotFound:
         return None
     return lexer
 
