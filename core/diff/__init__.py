@@ -1,8 +1,9 @@
 """Comparing two branches of a session, or paths of two sessions, message by message.
 
 ``compare`` (the entry points), ``types`` (the records), ``messages`` (entries to diff records),
-``align`` and ``patience`` (which messages pair up), ``tokens`` (word and line changes) and ``render``
-(text, JSON and an HTML page).
+``align`` and ``patience`` (which messages pair up), ``tokens`` (word and line changes), ``summary``
+(what each side did), and the outputs: ``text`` (the terminal), ``json_doc`` (JSON), ``page`` (a
+self-contained HTML page) and ``cells`` (the app's table cells, Qt rich text).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from core.diff.cells import cell_html
     from core.diff.compare import (
         change_starts,
         diff_paths,
@@ -21,7 +23,10 @@ if TYPE_CHECKING:
         resolve_entry,
         resolve_parent_session,
     )
-    from core.diff.render import cell_html, render_html, render_json, render_text, summary_lines
+    from core.diff.json_doc import render_json
+    from core.diff.page import render_html
+    from core.diff.summary import summary_lines
+    from core.diff.text import render_text
     from core.diff.types import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffMessage, DiffRow, Op
 
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -42,10 +47,10 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "DiffMessage": "core.diff.types",
         "DiffRow": "core.diff.types",
         "Op": "core.diff.types",
-        "cell_html": "core.diff.render",
-        "render_html": "core.diff.render",
-        "render_json": "core.diff.render",
-        "render_text": "core.diff.render",
-        "summary_lines": "core.diff.render",
+        "cell_html": "core.diff.cells",
+        "render_html": "core.diff.page",
+        "render_json": "core.diff.json_doc",
+        "render_text": "core.diff.text",
+        "summary_lines": "core.diff.summary",
     },
 )

@@ -28,7 +28,7 @@ def align(left: list[DiffMessage], right: list[DiffMessage]) -> list[DiffRow]:
     Returns:
         Rows in order; every message of each side appears exactly once.
     """
-    interned: dict[tuple, int] = {}
+    interned: dict[tuple[object, ...], int] = {}
     left_keys = [interned.setdefault(m.key, len(interned)) for m in left]
     right_keys = [interned.setdefault(m.key, len(interned)) for m in right]
     rows: list[DiffRow] = []

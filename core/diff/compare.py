@@ -40,8 +40,8 @@ from core.diff.tokens import line_ops, word_ops
 from core.diff.types import CHANGED as CHANGED  # the row kinds are re-exported for callers
 from core.diff.types import DELETED as DELETED
 from core.diff.types import INSERTED as INSERTED
+from core.diff.types import SAME as SAME
 from core.diff.types import (
-    SAME,
     BranchDiff,
     CommonPart,
     DiffMessage,
@@ -153,8 +153,8 @@ def diff_sessions(
     if not shared and left_content and right_content:
         left_messages = messages(left_session, left_content)
         right_messages = messages(right_session, right_content)
-        for a, b in zip(left_messages, right_messages, strict=False):
-            if a.key != b.key:
+        for left_message, right_message in zip(left_messages, right_messages, strict=False):
+            if left_message.key != right_message.key:
                 break
             shared += 1
         matched_by = "content" if shared else "none"

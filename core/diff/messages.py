@@ -7,10 +7,14 @@ result's or command's output, the model, stop reason and usage.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
+from core.body.content import Block, Body, as_text, content_blocks, message_of
 from core.diff.types import DiffMessage, ToolCall
-from core.session import Entry
-from core.session.session import Session, usage_totals
+from core.session.session import usage_totals
+
+if TYPE_CHECKING:
+    from core.session import Entry, Session
 
 __all__ = ["messages"]
 
@@ -28,35 +32,28 @@ def messages(session: Session, entries: list[Entry]) -> list[DiffMessage]:
     ]
 
 
-def _message(entry: Entry, body: dict, usage_override: dict | None) -> DiffMessage:
+def _message(entry: Entry, body: Body, usage_override: dict[str, object] | None) -> DiffMessage:
     kind = entry.kind
     ts = entry.ts_ms
     if kind == "compaction":
-        return DiffMessage(entry.id, kind, "compaction", text=_str(body.get("summary")), ts_ms=ts)
+        return DiffMessage(entry.id, kind, "compaction", text=as_text(body.get("summary")), ts_ms=ts)
     if kind == "branch_summary":
-        return DiffMessage(entry.id, kind, "branch_summary", text=_str(body.get("summary")), ts_ms=ts)
+        return DiffMessage(entry.id, kind, "branch_summary", text=as_text(body.get("summary")), ts_ms=ts)
     if kind == "custom_message":
         text = _content_text(body.get("content"))
         return DiffMessage(
             entry.id, kind, "custom_message", text=text, tool_name=_opt(body.get("customType")), ts_ms=ts
         )
-    message = body.get("message")
-    message = message if isinstance(message, dict) else {}
-    role = entry.role or _str(message.get("role")) or "message"
+    message = message_of(body)
+    role = entry.role or as_text(message.get("role")) or "message"
     if role == "assistant":
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else []
         texts: list[str] = []
         calls: list[ToolCall] = []
-        for block in blocks:
-            if not isinstance(block, dict):
-                continue
+        for block in content_blocks(message.get("content")):
             if block.get("type") == "text":
-                texts.append(_str(block.get("text")))
+                texts.append(as_text(block.get("text")))
             elif block.get("type") == "toolCall":
                 calls.append(_tool_call(block))
-        if isinstance(content, str):
-            texts.append(content)
         provider, model = message.get("provider"), message.get("model")
         model_name = (
             (f"{provider}/{model}" if isinstance(provider, str) else model)
@@ -97,18 +94,18 @@ def _message(entry: Entry, body: dict, usage_override: dict | None) -> DiffMessa
             entry.id,
             kind,
             role,
-            text=f"$ {_str(message.get('command'))}",
-            result=_str(message.get("output")),
+            text=f"$ {as_text(message.get('command'))}",
+            result=as_text(message.get("output")),
             is_error=failed,
             ts_ms=ts,
         )
     if role in ("branchSummary", "compactionSummary"):
-        return DiffMessage(entry.id, kind, role, text=_str(message.get("summary")), ts_ms=ts)
+        return DiffMessage(entry.id, kind, role, text=as_text(message.get("summary")), ts_ms=ts)
     return DiffMessage(entry.id, kind, role, text=_content_text(message.get("content")), ts_ms=ts)
 
 
-def _tool_call(block: dict) -> ToolCall:
-    name = _str(block.get("name")) or "tool"
+def _tool_call(block: Block) -> ToolCall:
+    name = as_text(block.get("name")) or "tool"
     args = block.get("arguments")
     path = None
     if isinstance(args, dict):
@@ -122,7 +119,7 @@ def _tool_call(block: dict) -> ToolCall:
     return ToolCall(name, text, path)
 
 
-def _flatten(args: dict) -> list[tuple[str, str]]:
+def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:
     """Arguments as ``(dotted key, value)`` pairs, iteratively.
 
     Strings stay raw, so an edit's ``edits[0].oldText`` shows its lines rather than JSON escapes; nesting
@@ -144,19 +141,16 @@ def _flatten(args: dict) -> list[tuple[str, str]]:
 
 
 def _content_text(content: object, joiner: str = "\n\n") -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text":
-            parts.append(_str(block.get("text")))
-        elif block.get("type") == "image":
-            parts.append("[image]")
-    return joiner.join(parts)
+    """The text blocks of ``content`` joined, an image block as ``[image]`` (so a changed image shows).
+
+    Unlike :func:`core.body.content.joined_text`, a text block without a string keeps its place as an
+    empty part.
+    """
+    return joiner.join(
+        "[image]" if kind == "image" else as_text(block.get("text"))
+        for block in content_blocks(content)
+        if (kind := block.get("type")) in ("text", "image")
+    )
 
 
 def _json(value: object) -> str:
@@ -164,10 +158,6 @@ def _json(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (ValueError, TypeError, RecursionError):
         return "(cannot be shown)"
-
-
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _opt(value: object) -> str | None:

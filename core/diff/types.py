@@ -2,7 +2,8 @@
 
 Word and line pieces, sections, messages, rows, side summaries, the common part and the whole diff.
 
-Built by ``core/diff/compare.py`` (re-exported there); shown by ``core/diff/render.py`` and the GUI.
+Built by ``core/diff/compare.py`` (re-exported there); shown by ``core/diff/text.py``,
+``core/diff/page.py``, ``core/diff/cells.py`` and the GUI; ``core/diff/json_doc.py`` writes them as JSON.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class DiffMessage:
     ts_ms: float | None = None
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """What must be equal for two messages to count as the same (ids and times left out)."""
         return (
             self.role,
@@ -145,7 +146,7 @@ class DiffMessage:
             text = f"{self.role}: {text}"
         return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
         return {
             "entryId": self.entry_id,
@@ -187,7 +188,7 @@ class DiffRow:
             kind, self.right, self.left, tuple(s.swapped() for s in self.sections), self.similarity
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
         return {
             "kind": self.kind,
@@ -234,7 +235,7 @@ class SideSummary:
     last_role: str | None = None
     error: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
         return {
             "file": self.file,
@@ -278,7 +279,7 @@ class CommonPart:
         """The common part seen from the other side."""
         return replace(self, ancestor_id=self.right_ancestor_id, right_ancestor_id=self.ancestor_id)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
         return {
             "ancestorId": self.ancestor_id,
@@ -310,8 +311,8 @@ class BranchDiff:
         rows = tuple(r.swapped() for r in self.rows)
         return BranchDiff(self.right, self.left, self.common.swapped(), rows, counts(rows))
 
-    def to_json(self) -> dict:
-        """The documented JSON shape (``format``/``version`` first; see ``core/diff/render.py``)."""
+    def to_json(self) -> dict[str, object]:
+        """The documented JSON shape (``format``/``version`` first; see ``core/diff/json_doc.py``)."""
         return {
             "format": "prime-sessions-diff",
             "version": 1,

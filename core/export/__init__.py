@@ -1,8 +1,11 @@
 """Sharing a session: Markdown, a self-contained HTML page, PDF (through a writer the app supplies), redacted.
 
-``export`` (the one entry point: render, then save), ``common`` (options, scope, pairing, metadata),
-``markdown``, ``html``, ``files`` (writing the results atomically) and ``redact``. The HTML page's
-stylesheet and script are in ``assets/``.
+``export`` (the one entry point: render, then save), ``common`` (options, scope, metadata, text helpers),
+``markup`` (the Markdown primitives the HTML export swaps), ``markdown`` (entries as Markdown),
+``html`` (the page's entries and assembly), ``page`` (its shell, policy and assets), ``island`` (its
+sidebar rows and fragments as JSON), ``cmark`` (message Markdown as HTML), ``highlighter`` (code),
+``files`` (writing the results atomically) and ``redact``. The HTML page's stylesheet and script are in
+``assets/``. Tool calls are paired with their results by :mod:`core.body.tools`.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from core.export.cmark import markdown_to_html
     from core.export.common import FORMATS, ExportOptions
     from core.export.export import PdfWriter, RenderedExport, render_export, save_export
     from core.export.files import write_export
-    from core.export.html import markdown_to_html, pygments_css
+    from core.export.highlighter import pygments_css
     from core.export.markdown import entry_to_markdown
 
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -28,8 +32,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "render_export": "core.export.export",
         "save_export": "core.export.export",
         "write_export": "core.export.files",
-        "markdown_to_html": "core.export.html",
-        "pygments_css": "core.export.html",
+        "markdown_to_html": "core.export.cmark",
+        "pygments_css": "core.export.highlighter",
         "entry_to_markdown": "core.export.markdown",
     },
 )

@@ -101,7 +101,7 @@ def render_export(
         doc = session_to_markdown(
             session, options, leaf_id=leaf_id, whole_tree=whole_tree, redactor=redactor, image_folder=folder
         )
-        if fmt == "pdf":
+        if fmt == "pdf" and pdf_writer is not None:  # checked above; said again for the type checker
             title = re.sub(r"\\(.)", r"\1", doc.text.split("\n", 1)[0].lstrip("# ").strip())
             data = pdf_writer(doc.text, title)
             images = ImageSink(folder)

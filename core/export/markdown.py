@@ -13,34 +13,30 @@ beside the export (:class:`core.export.common.ImageSink`).
 from __future__ import annotations
 
 import base64
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from core.body.content import Block, Body, as_dict, as_text, joined_text, message_of, numbered_blocks
+from core.body.tools import Results, edits_as_diff, paired, tool_results_for
 from core.export.common import (
     ExportOptions,
     ImageSink,
     code_span,
-    entry_time,
-    fence,
     md_inline,
     metadata,
-    paired,
     select_entries,
     wanted,
 )
+from core.export.markup import MarkdownMarkup, json_excerpt, json_text, language_of
+from core.formatting import whole_tokens
 from core.render.images import decode_image
-from core.render.message import content_blocks, edits_as_diff, joined_text, tool_results_for
-from core.session import Entry
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
-    from core.session import Session
+    from core.session import Entry, Session
 
-__all__ = ["MarkdownExport", "entry_to_markdown", "session_to_markdown"]
-
-_MAX_RAW_JSON = 20_000  # unknown entries and blocks are shown as JSON up to this size
+__all__ = ["MarkdownExport", "MarkdownRenderer", "entry_to_markdown", "session_to_markdown"]
 
 
 @dataclass
@@ -125,100 +121,14 @@ def _cell(value: str) -> str:
     return md_inline(value)
 
 
-class MarkdownRenderer:
+class MarkdownRenderer(MarkdownMarkup):
     """Renders entries as Markdown with one set of options.
 
-    The logic (what an entry shows, in which order) is written once against a few formatting
-    primitives (:meth:`esc`, :meth:`code`, :meth:`block`, :meth:`para`...); the HTML export
-    subclasses this and swaps the primitives, so both formats always show the same content.
-
-    Attributes:
-        models: ``provider/model`` names seen in rendered assistant messages, in order.
+    The logic (what an entry shows, in which order) is written once against the formatting
+    primitives of :class:`~core.export.markup.MarkdownMarkup` (:meth:`esc`, :meth:`code`,
+    :meth:`block`, :meth:`para`...); the HTML export subclasses this and swaps the primitives, so both
+    formats always show the same content.
     """
-
-    def __init__(
-        self,
-        options: ExportOptions,
-        redactor: Redactor | None,
-        images: ImageSink | None,
-        labels: dict[str, str] | None = None,
-    ) -> None:
-        self.options = options
-        self.redactor = redactor
-        self.images = images
-        self.labels = labels or {}
-        self.models: list[str] = []
-
-    # ----------------------------------------------------------------- primitives
-    def esc(self, text: str) -> str:
-        """Plain text on one line."""
-        return md_inline(text)
-
-    def code(self, text: str) -> str:
-        """Inline code."""
-        return code_span(text)
-
-    def block(self, text: str, language: str = "") -> str:
-        """A code block."""
-        return fence(text, language)
-
-    def bold(self, inner: str) -> str:
-        """Strong emphasis around already formatted text."""
-        return f"**{inner}**"
-
-    def italic(self, inner: str) -> str:
-        """Emphasis around already formatted text."""
-        return f"*{inner}*"
-
-    def para(self, inner: str) -> str:
-        """A paragraph of already formatted text."""
-        return inner + "\n\n"
-
-    def markdown(self, text: str) -> str:
-        """Message text, which is Markdown as the author wrote it."""
-        text = text.replace("\r\n", "\n").replace("\x00", "\ufffd")
-        return text.rstrip("\n") + "\n\n"
-
-    def image_ref(self, target: str, index: int) -> str:
-        """An image, by data URI or relative path."""
-        return f"![image {index + 1}]({target})\n\n"
-
-    def heading(self, role: str, entry: Entry, message: dict | None = None, extra: str = "") -> str:
-        """``### Role · extra · time`` followed by a blank line."""
-        return "### " + " · ".join(self.heading_parts(role, entry, message, extra)) + "\n\n"
-
-    def heading_parts(self, role: str, entry: Entry, message: dict | None, extra: str) -> list[str]:
-        """The role, the extra (a model, a tool name) and the time, each formatted."""
-        parts = [self.esc(role)]
-        if extra:
-            parts.append(self.esc(extra))
-        when = entry_time(entry, message)
-        if when:
-            parts.append(when)  # digits, "-", ":" and "UTC": nothing to escape in Markdown or HTML
-        return parts
-
-    def line(self, inner: str, entry: Entry) -> str:
-        """A one-line bookkeeping entry (``inner`` already formatted) with its time."""
-        when = entry_time(entry)
-        return self.para(self.italic(inner) + (" · " + when if when else ""))
-
-    def quote(self, title: str, inner: str) -> str:
-        """A thinking block: a titled block quote around already formatted Markdown."""
-        lines = inner.strip("\n").split("\n") if inner.strip() else []
-        quoted = "\n".join(("> " + line).rstrip() for line in lines)
-        return f"> {self.italic(self.esc(title))}\n" + (f">\n{quoted}\n" if quoted else "") + "\n"
-
-    def tool_box(self, title: str, parts: list[str], error: bool) -> str:
-        """A tool call with its arguments and result (each part already formatted)."""
-        return self.para(title) + "".join(parts) + "\n"
-
-    def result_box(self, label: str, parts: list[str], error: bool) -> str:
-        """A tool result's output under a label (``Result:`` or ``Error:``)."""
-        return "\n" + self.para(self.bold(self.esc(label))) + "\n".join(parts)
-
-    def entry_box(self, entry: Entry, inner: str) -> str:
-        """What wraps one entry (nothing in Markdown)."""
-        return inner
 
     # ----------------------------------------------------------------- document
     def document(self, session: Session, entries: list[Entry], whole_tree: bool) -> list[str]:
@@ -242,7 +152,7 @@ class MarkdownRenderer:
         return f"\n---\n\n**Another branch**, continuing from entry {code_span(entry.parent_id)}\n\n"
 
     # ----------------------------------------------------------------- one entry
-    def entry(self, entry: Entry, body: dict, results: dict[str, dict] | None) -> str:
+    def entry(self, entry: Entry, body: Body, results: Results | None) -> str:
         """One entry (an assistant message with its tool results), ending in a blank line."""
         if self.redactor is not None:
             body = self.redactor.value(body)
@@ -258,7 +168,7 @@ class MarkdownRenderer:
             text += self.para(self.italic("Label:") + " " + self.esc(shown))
         return self.entry_box(entry, text) + "\n"
 
-    def _entry(self, entry: Entry, body: dict, results: dict[str, dict] | None) -> str:
+    def _entry(self, entry: Entry, body: Body, results: Results | None) -> str:
         kind = entry.kind
         if kind == "message":
             message = body.get("message")
@@ -287,19 +197,19 @@ class MarkdownRenderer:
         if kind == "custom_message":
             return self.custom_message(entry, body)
         if kind == "custom":
-            head = self.heading("Extension data", entry, extra=_text(body.get("customType")) or "custom")
-            return head + self.block(_json_excerpt(body.get("data")), "json")
+            head = self.heading("Extension data", entry, extra=as_text(body.get("customType")) or "custom")
+            return head + self.block(json_excerpt(body.get("data")), "json")
         if kind == "model_change":
-            model = f"{_text(body.get('provider'))}/{_text(body.get('modelId'))}"
+            model = f"{as_text(body.get('provider'))}/{as_text(body.get('modelId'))}"
             return self.line(self.esc("Switched to model ") + self.code(model), entry)
         if kind == "thinking_level_change":
             return self.line(
-                self.esc("Thinking level: ") + self.code(_text(body.get("thinkingLevel"))), entry
+                self.esc("Thinking level: ") + self.code(as_text(body.get("thinkingLevel"))), entry
             )
         if kind == "service_tier_change":
-            return self.line(self.esc("Service tier: ") + self.code(_text(body.get("serviceTier"))), entry)
+            return self.line(self.esc("Service tier: ") + self.code(as_text(body.get("serviceTier"))), entry)
         if kind == "label":
-            target = self.code(_text(body.get("targetId")))
+            target = self.code(as_text(body.get("targetId")))
             label = body.get("label")
             if isinstance(label, str) and label:
                 return self.line(f"Label {self.bold(self.esc(label))} set on {target}", entry)
@@ -312,40 +222,43 @@ class MarkdownRenderer:
         return self.generic(entry, body)
 
     # ----------------------------------------------------------------- pieces
-    def generic(self, entry: Entry, body: dict) -> str:
+    def generic(self, entry: Entry, body: Body) -> str:
         """An entry this renderer does not know, as its JSON."""
-        return self.heading(f"[{entry.type or 'entry'}]", entry) + self.block(_json_excerpt(body), "json")
+        return self.heading(f"[{entry.type or 'entry'}]", entry) + self.block(json_excerpt(body), "json")
 
-    def raw_block(self, block: dict) -> str:
+    def raw_block(self, block: Block) -> str:
         """A content block of an unknown type, as its JSON."""
-        name = _text(block.get("type")) or "block"
-        return self.para(self.italic(self.esc(f"[{name}]"))) + self.block(_json_excerpt(block), "json")
+        name = as_text(block.get("type")) or "block"
+        return self.para(self.italic(self.esc(f"[{name}]"))) + self.block(json_excerpt(block), "json")
 
     def content(self, content: object, entry_id: str) -> str:
         """Text blocks as Markdown and images, in order."""
-        out = []
-        image_index = 0
-        for block in content_blocks(content):
-            kind = block.get("type")
-            if kind == "text":
-                text = block.get("text")
-                if isinstance(text, str) and text.strip():
-                    out.append(self.markdown(text))
-            elif kind == "image":
-                out.append(self.image(entry_id, image_index, block))
-                image_index += 1
-            else:
-                out.append(self.raw_block(block))
-        return "".join(out)
+        return "".join(
+            self.part(block, image_index, entry_id) for block, image_index in numbered_blocks(content)
+        )
 
-    def image(self, entry_id: str, index: int, block: dict) -> str:
+    def part(self, block: Block, image_index: int, entry_id: str) -> str:
+        """One block of a message in the export: its text (none when blank), its image, or its JSON.
+
+        ``image_index`` numbers the images of the message (:func:`core.body.content.numbered_blocks`);
+        ``entry_id`` names the files of images written beside the export.
+        """
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            return self.markdown(text) if isinstance(text, str) and text.strip() else ""
+        if kind == "image":
+            return self.image(entry_id, image_index, block)
+        return self.raw_block(block)
+
+    def image(self, entry_id: str, index: int, block: Block) -> str:
         """An image block: a data URI, a file beside the export, or a note."""
         mode = self.options.images
         if mode == "omit":
             return self.para(self.italic(self.esc("[image omitted]")))
         decoded = decode_image(block)
         if decoded is None:
-            mime = _text(block.get("mimeType")) or "unknown type"
+            mime = as_text(block.get("mimeType")) or "unknown type"
             note = f"[image ({mime}): not included, the data is invalid or not an allowed image type]"
             return self.para(self.italic(self.esc(note)))
         data, mime = decoded
@@ -356,38 +269,31 @@ class MarkdownRenderer:
             target = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         return self.image_ref(target, index)
 
-    def assistant(self, entry: Entry, message: dict, results: dict[str, dict] | None) -> str:
+    def assistant(self, entry: Entry, message: dict[str, object], results: Results | None) -> str:
         """An assistant message: thinking, text, tool calls with results, and how it stopped."""
-        model = _text(message.get("model"))
-        provider = _text(message.get("provider"))
+        model = as_text(message.get("model"))
+        provider = as_text(message.get("provider"))
         name = f"{provider}/{model}" if provider and model else model
         if name and name not in self.models:
             self.models.append(name)
         out = [self.heading("Assistant", entry, message, name)]
         content = message.get("content")
-        image_index = 0
-        for block in content_blocks(content):
+        for block, image_index in numbered_blocks(content):
             kind = block.get("type")
-            if kind == "text":
-                text = block.get("text")
-                if isinstance(text, str) and text.strip():
-                    out.append(self.markdown(text))
-            elif kind == "thinking":
+            if kind == "thinking":
                 if self.options.thinking:
                     out.append(self.thinking(block))
             elif kind == "toolCall":
                 if self.options.tools:
                     call_id = block.get("id")
-                    found = results is not None and isinstance(call_id, str)
-                    result = results.get(call_id) if found else None  # type: ignore[union-attr]
+                    result = (
+                        results.get(call_id) if results is not None and isinstance(call_id, str) else None
+                    )
                     out.append(self.tool_call(block, result, results is not None))
-            elif kind == "image":
-                out.append(self.image(entry.id, image_index, block))
-                image_index += 1
             else:
-                out.append(self.raw_block(block))
+                out.append(self.part(block, image_index, entry.id))
         stop = message.get("stopReason")
-        error = _text(message.get("errorMessage"))
+        error = as_text(message.get("errorMessage"))
         if stop == "aborted":
             out.append(self.para(self.bold("Aborted") + (": " + self.esc(error) if error else "")))
         elif stop == "error" or error:
@@ -396,43 +302,43 @@ class MarkdownRenderer:
             out.append(self.para(self.italic("Stopped: the reply reached the output length limit.")))
         return "".join(out)
 
-    def thinking(self, block: dict) -> str:
+    def thinking(self, block: Block) -> str:
         """A thinking block."""
-        text = _text(block.get("thinking")).replace("\r\n", "\n")
+        text = as_text(block.get("thinking")).replace("\r\n", "\n")
         if not text.strip():
             return (
                 self.quote("Thinking (redacted by the provider)", "") if block.get("redacted") is True else ""
             )
         return self.quote("Thinking", self.markdown(text))
 
-    def tool_call(self, block: dict, result: dict | None, looked: bool) -> str:
+    def tool_call(self, block: Block, result: Body | None, looked: bool) -> str:
         """A tool call: a bold title, its arguments (a command, a diff, JSON), then its result."""
-        name = _text(block.get("name")) or "tool"
+        name = as_text(block.get("name")) or "tool"
         raw_args = block.get("arguments")
-        args = raw_args if isinstance(raw_args, dict) else {}
-        path = _text(args.get("path")) or _text(args.get("file_path"))
+        args = as_dict(raw_args)
+        path = as_text(args.get("path")) or as_text(args.get("file_path"))
         title = self.bold(self.esc(f"Tool call: {name}"))
         if path:
             title += " " + self.code(path)
         parts = []
-        if name == "bash" and isinstance(args.get("command"), str):
-            parts.append(self.block(args["command"], "sh"))
+        if name == "bash" and isinstance(command := args.get("command"), str):
+            parts.append(self.block(command, "sh"))
         elif name == "edit" and (args.get("edits") or args.get("oldText") is not None):
             parts.append(self.block(edits_as_diff(args), "diff"))
-        elif name == "write" and isinstance(args.get("content"), str):
-            parts.append(self.block(args["content"], _language_of(path)))
+        elif name == "write" and isinstance(content := args.get("content"), str):
+            parts.append(self.block(content, language_of(path)))
         elif name != "read":  # a read's path says it all; its result is the file
-            parts.append(self.block(_json(raw_args), "json"))
+            parts.append(self.block(json_text(raw_args), "json"))
         error = False
         if result is not None:
-            message = result.get("message") if isinstance(result.get("message"), dict) else {}
+            message = message_of(result)
             error = message.get("isError") is True
             parts.append(self.result_body(message, result.get("id"), name, path))
         elif looked:
             parts.append("\n" + self.para(self.italic("(no result recorded)")))
         return self.tool_box(title, parts, error)
 
-    def result_body(self, message: dict, entry_id: object, name: str, path: str = "") -> str:
+    def result_body(self, message: dict[str, object], entry_id: object, name: str, path: str = "") -> str:
         """A tool result's text, diff and images under ``Result:`` or ``Error:``."""
         error = message.get("isError") is True
         parts = []
@@ -442,27 +348,25 @@ class MarkdownRenderer:
             parts.append(self.block(diff, "diff"))
         text = joined_text(message.get("content"))
         if text:
-            parts.append(self.block(text, _language_of(path) if name == "read" and not error else "text"))
+            parts.append(self.block(text, language_of(path) if name == "read" and not error else "text"))
         elif not parts:
             parts.append(self.para(self.italic("(empty)")))
-        image_index = 0
         owner = entry_id if isinstance(entry_id, str) else "result"
-        for block in content_blocks(message.get("content")):
-            if block.get("type") == "image":
+        for block, image_index in numbered_blocks(message.get("content")):
+            if image_index >= 0:
                 parts.append(self.image(owner, image_index, block))
-                image_index += 1
         return self.result_box("Error:" if error else "Result:", parts, error)
 
-    def tool_result(self, entry: Entry, message: dict) -> str:
+    def tool_result(self, entry: Entry, message: dict[str, object]) -> str:
         """A tool result shown on its own (its call is not in the export)."""
-        name = _text(message.get("toolName")) or "tool"
+        name = as_text(message.get("toolName")) or "tool"
         return self.heading("Tool result", entry, message, name) + self.result_body(message, entry.id, name)
 
-    def bash_execution(self, entry: Entry, message: dict) -> str:
+    def bash_execution(self, entry: Entry, message: dict[str, object]) -> str:
         """A command the user ran in the agent's shell, with its output and exit status."""
         out = [self.heading("Shell (run by the user)", entry, message)]
-        out.append(self.block("$ " + _text(message.get("command")), "sh"))
-        output = _text(message.get("output"))
+        out.append(self.block("$ " + as_text(message.get("command")), "sh"))
+        output = as_text(message.get("output"))
         if output:
             out.append("\n" + self.block(output, "text"))
         status = []
@@ -479,84 +383,22 @@ class MarkdownRenderer:
             out.append("\n" + self.para(self.italic(self.esc(", ".join(status)))))
         return "".join(out)
 
-    def custom_message(self, entry: Entry, source: dict) -> str:
+    def custom_message(self, entry: Entry, source: dict[str, object]) -> str:
         """A message an extension added (custom_message entry or custom role)."""
-        kind = _text(source.get("customType")) or "custom"
+        kind = as_text(source.get("customType")) or "custom"
         message = source if "role" in source else None
         head = self.heading("Extension message", entry, message, kind)
         if source.get("display") is not True:
             head += self.para(self.italic("(hidden from the agent's screen)"))
         return head + self.content(source.get("content"), entry.id)
 
-    def summary(self, title: str, entry: Entry, source: dict) -> str:
+    def summary(self, title: str, entry: Entry, source: dict[str, object]) -> str:
         """A compaction or branch summary."""
         extra = ""
         tokens = source.get("tokensBefore")
         if isinstance(tokens, int | float) and not isinstance(tokens, bool):
-            extra = f"from {int(tokens):,} tokens"
+            extra = f"from {whole_tokens(tokens)} tokens"
         message = source if "role" in source else None
-        summary = _text(source.get("summary"))
+        summary = as_text(source.get("summary"))
         text = self.markdown(summary) if summary.strip() else self.para(self.italic("(empty summary)"))
         return self.heading(title, entry, message, extra) + text
-
-
-# ---------------------------------------------------------------------------------------------- values
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _json(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (ValueError, TypeError):
-        return "(cannot be shown)"
-
-
-def _json_excerpt(value: object) -> str:
-    text = _json(value)
-    if len(text) <= _MAX_RAW_JSON:
-        return text
-    return text[:_MAX_RAW_JSON] + f"\n… ({len(text) - _MAX_RAW_JSON:,} more characters)"
-
-
-_LANGUAGES = {
-    "py": "python",
-    "js": "javascript",
-    "mjs": "javascript",
-    "ts": "typescript",
-    "tsx": "tsx",
-    "jsx": "jsx",
-    "rs": "rust",
-    "go": "go",
-    "rb": "ruby",
-    "java": "java",
-    "c": "c",
-    "h": "c",
-    "cpp": "cpp",
-    "cs": "csharp",
-    "sh": "sh",
-    "bash": "bash",
-    "json": "json",
-    "yml": "yaml",
-    "yaml": "yaml",
-    "toml": "toml",
-    "md": "markdown",
-    "html": "html",
-    "css": "css",
-    "sql": "sql",
-    "kt": "kotlin",
-    "swift": "swift",
-    "php": "php",
-}
-
-
-def _language_of(path: str) -> str:
-    """A fence language for a file path (by extension), ``""`` when unknown."""
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    if "." not in base:
-        return ""
-    return _LANGUAGES.get(base.rsplit(".", 1)[-1].lower(), "")

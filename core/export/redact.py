@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol, overload
 
 __all__ = ["MARKER", "Redactor", "marker"]
 
@@ -88,8 +88,30 @@ def marker(kind: str) -> str:
     return MARKER.format(kind=kind)
 
 
+class _Detector(Protocol):
+    """A detect-secrets plugin: the secret values it finds in a string."""
+
+    def analyze_string(self, string: str) -> Iterable[object]: ...
+
+
+class _KeywordDetector(Protocol):
+    """detect-secrets' keyword plugin, which takes the patterns (and their value group) to use."""
+
+    def analyze_string(
+        self, string: str, denylist_regex_to_group: dict[re.Pattern[str], int] | None = None
+    ) -> Iterable[object]: ...
+
+
+_Detectors = tuple[
+    list[tuple[str, _Detector]],
+    list[tuple[str, re.Pattern[str]]],
+    _KeywordDetector,
+    list[dict[re.Pattern[str], int]],
+]
+
+
 @lru_cache(maxsize=1)
-def _detectors() -> tuple[list[tuple[str, Any]], list[tuple[str, re.Pattern[str]]], Any, list[dict]]:
+def _detectors() -> _Detectors:
     """The detect-secrets plugins, our extra patterns, and the keyword detector with its regexes.
 
     Imported on first use: detect-secrets pulls in ``requests``, which an export without redaction
@@ -114,7 +136,7 @@ def _detectors() -> tuple[list[tuple[str, Any]], list[tuple[str, re.Pattern[str]
         twilio,
     )
 
-    plugins: list[tuple[str, Any]] = [
+    plugins: list[tuple[str, _Detector]] = [
         ("aws-key", aws.AWSKeyDetector()),
         ("azure-key", azure_storage_key.AzureStorageKeyDetector()),
         ("github-token", github_token.GitHubTokenDetector()),
@@ -214,8 +236,8 @@ class Redactor:
             start = text.find(value)
             while start != -1:
                 end = start + len(value)
-                if tail is not None:
-                    end = tail.match(text, end).end()
+                if tail is not None and (longer := tail.match(text, end)) is not None:
+                    end = longer.end()
                 found.append((start, end, kind))
                 start = text.find(value, end)
         if not found:
@@ -283,7 +305,13 @@ class Redactor:
         out.append(text[last:])
         return "".join(out)
 
-    def value(self, value: Any) -> Any:
+    @overload
+    def value(self, value: str) -> str: ...
+    @overload
+    def value(self, value: dict[str, object]) -> dict[str, object]: ...
+    @overload
+    def value(self, value: object) -> object: ...
+    def value(self, value: object) -> object:
         """A copy of a JSON value with every string redacted (image data and keys left alone).
 
         Iterative, so a deeply nested value cannot exhaust the stack.
@@ -299,14 +327,16 @@ class Redactor:
         values = self._values(joined) if self.detect and len(joined) >= _MIN_SCANNED else {}
         if not values and not any(literal in joined for literal in self.literals):
             return value  # nothing to replace: the value itself, not a copy
-        root: list[Any] = [None]
-        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        root: list[object] = [None]
+        # (value to copy, the dict or list its copy goes into, its key or index there): the container
+        # and key are typed loosely, they always match by construction.
+        stack: list[tuple[object, Any, Any]] = [(value, root, 0)]
         while stack:
             source, target, key = stack.pop()
             if isinstance(source, str):
                 target[key] = self.text(source, values)
             elif isinstance(source, dict):
-                copy: dict = {}
+                copy: dict[str, object] = {}
                 target[key] = copy
                 is_image = source.get("type") == "image"
                 for k, v in source.items():
@@ -318,7 +348,7 @@ class Redactor:
                     else:
                         copy[k] = v
             elif isinstance(source, list):
-                items: list = [None] * len(source)
+                items: list[object] = [None] * len(source)
                 target[key] = items
                 for i, v in enumerate(source):
                     if isinstance(v, dict | list | str):
@@ -330,10 +360,10 @@ class Redactor:
         return root[0]
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     """Every string inside a JSON value except image data, iteratively."""
     found: list[str] = []
-    stack = [value]
+    stack: list[object] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):

@@ -1,7 +1,11 @@
 """Entries shown: safe HTML for the message view, one-line previews for the tree, images.
 
-``message`` (entries as HTML fragments for Qt's rich-text viewer), ``preview`` (one line per entry) and
-``images`` (image blocks: size and decoding).
+``message`` (entries as HTML fragments for Qt's rich-text viewer, by kind), ``blocks`` (the pieces an
+entry is made of), ``tools`` (tool calls with their results, shell runs), ``markdown`` and
+``highlight`` (message Markdown and code, markdown-it and Pygments loaded on first use), ``palette``
+(colours and the stylesheet), ``links`` (toggle links and image sources), ``text`` (escaping, JSON,
+times), ``preview`` (one line per entry) and ``images`` (image blocks: size and decoding). Which
+toolResult answers which call is :mod:`core.body.tools`.
 """
 
 from __future__ import annotations
@@ -11,16 +15,10 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from core.render.message import (
-        RenderOptions,
-        image_bytes,
-        parse_action,
-        parse_image_src,
-        render_entries,
-        render_entry,
-        stylesheet,
-        tool_results_for,
-    )
+    from core.body.tools import tool_results_for
+    from core.render.links import block_key, image_bytes, parse_action, parse_image_src
+    from core.render.message import RenderOptions, render_entries, render_entry
+    from core.render.palette import stylesheet
     from core.render.preview import entry_preview
 
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -29,11 +27,12 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "RenderOptions": "core.render.message",
         "render_entries": "core.render.message",
         "render_entry": "core.render.message",
-        "stylesheet": "core.render.message",
+        "stylesheet": "core.render.palette",
         "entry_preview": "core.render.preview",
-        "image_bytes": "core.render.message",
-        "parse_action": "core.render.message",
-        "parse_image_src": "core.render.message",
-        "tool_results_for": "core.render.message",
+        "block_key": "core.render.links",
+        "image_bytes": "core.render.links",
+        "parse_action": "core.render.links",
+        "parse_image_src": "core.render.links",
+        "tool_results_for": "core.body.tools",
     },
 )

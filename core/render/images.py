@@ -16,7 +16,7 @@ IMAGE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/web
 _MIME_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg"}
 
 
-def decode_image(block: dict) -> tuple[bytes, str] | None:
+def decode_image(block: dict[str, object]) -> tuple[bytes, str] | None:
     """Decode an image content block: ``(bytes, sniffed mime type)``, or None when it is not an allowed image.
 
     The declared ``mimeType`` must be an allowed type, the base64 valid (line-wrapped is accepted) and

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from core.body import message_text
-from core.session import Entry
+from typing import TYPE_CHECKING
+
+from core.body.content import Body, as_number, message_of, message_text, tool_calls
+from core.formatting import short_tokens
+
+if TYPE_CHECKING:
+    from core.session import Entry
+
+__all__ = ["entry_preview", "tool_call_preview"]
 
 
 def _one_line(text: str, width: int) -> str:
@@ -11,14 +18,14 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
-def _tokens(value: object) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{value / 1000:.0f}k" if value >= 1000 else f"{value:g}"
-    return "?"
-
-
 def tool_call_preview(name: object, arguments: object) -> str:
-    """``read path``, ``bash cmd``, ``edit path``... for a tool call; other tools show their name."""
+    """``read path``, ``bash cmd``, ``edit path``... for a tool call; other tools show their name.
+
+    Args:
+        name: the call's ``name``.
+        arguments: the call's ``arguments``; the first string of a path, command, pattern, URL or
+            query argument is shown after the name.
+    """
     args = arguments if isinstance(arguments, dict) else {}
     for key in ("path", "command", "pattern", "file_path", "url", "query"):
         value = args.get(key)
@@ -27,23 +34,26 @@ def tool_call_preview(name: object, arguments: object) -> str:
     return str(name)
 
 
-def entry_preview(entry: Entry, body: dict, width: int = 100) -> str:
+def entry_preview(entry: Entry, body: Body, width: int = 100) -> str:
     """A one-line description of an entry, as the reference's tree shows it.
 
-    For example ``user: ...``, ``read src/app.ts``, ``[compaction: 148k tokens]``, ``[model: p/m]``.
+    Args:
+        entry: the entry's index record.
+        body: its body.
+        width: the most characters of the line (longer texts end with ``…``).
+
+    Returns:
+        For example ``user: ...``, ``read src/app.ts``, ``[compaction: 148k tokens]``, ``[model: p/m]``.
     """
     kind = entry.kind
     if kind == "message":
-        message = body.get("message") if isinstance(body.get("message"), dict) else {}
+        message = message_of(body)
         role = message.get("role", "?")
         if role == "assistant":
-            content = message.get("content") if isinstance(message.get("content"), list) else []
+            raw = message.get("content")
+            content = raw if isinstance(raw, list) else []
             text = message_text(content)
-            calls = [
-                tool_call_preview(b.get("name"), b.get("arguments"))
-                for b in content
-                if isinstance(b, dict) and b.get("type") == "toolCall"
-            ]
+            calls = [tool_call_preview(b.get("name"), b.get("arguments")) for b in tool_calls(content)]
             stop = message.get("stopReason")
             if not text and not calls:
                 if stop in ("aborted", "error"):
@@ -73,10 +83,10 @@ def entry_preview(entry: Entry, body: dict, width: int = 100) -> str:
         if role == "branchSummary":
             return _one_line(f"[branch summary] {message.get('summary', '')}", width)
         if role == "compactionSummary":
-            return f"[compaction: {_tokens(message.get('tokensBefore'))} tokens]"
+            return f"[compaction: {short_tokens(as_number(message.get('tokensBefore')))} tokens]"
         return _one_line(f"{role}: {message_text(message.get('content'))}", width)
     if kind == "compaction":
-        return f"[compaction: {_tokens(body.get('tokensBefore'))} tokens]"
+        return f"[compaction: {short_tokens(as_number(body.get('tokensBefore')))} tokens]"
     if kind == "branch_summary":
         summary = body.get("summary")
         return _one_line(f"[branch summary] {summary if isinstance(summary, str) else ''}", width).rstrip()

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from core.export import ExportOptions
-from core.export.html import _assets, json_for_script, markdown_to_html, session_to_html
+from core.export.cmark import markdown_to_html
+from core.export.html import session_to_html
+from core.export.island import json_for_script
+from core.export.page import assets
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES
@@ -79,7 +82,7 @@ def _golden_page(page: str) -> str:
     test); without them a golden file holds what is particular to its session, and a change to
     core/export/assets does not rewrite every golden file.
     """
-    css, js = _assets()
+    css, js = assets()
     page = page.replace(css, "/* core/export/assets/page.css */\n").replace(
         js, "/* core/export/assets/page.js */\n"
     )

@@ -16,9 +16,10 @@ import orjson
 import pytest
 
 from core import load_session
-from core.render.message import (
+from core.render import (
     RenderOptions,
     block_key,
+    entry_preview,
     image_bytes,
     parse_action,
     parse_image_src,
@@ -594,6 +595,33 @@ def test_large_images_are_scaled_down(tmp_path: Path) -> None:
     assert '<img src="image:e1/0" width="480" height="360">' in html
 
 
+def test_an_assistant_image_after_a_stray_item_points_at_itself(tmp_path: Path) -> None:
+    # A non-object item before the images once shifted the assistant view's numbering by one, so the
+    # second image's source decoded the first image.
+    gif = base64.b64encode(b"GIF89a\x20\x03\x58\x02" + b"\0" * 20).decode()  # 800 x 600
+    blocks = [
+        {"type": "image", "data": data, "mimeType": mime}
+        for data, mime in ((PNG_1X1, "image/png"), (gif, "image/gif"))
+    ]
+    rows = chain([assistant(["stray", *blocks])])
+    session = load_session(write(tmp_path / "s.jsonl", rows))
+    entry = session.entries[-1]
+    body = session.body(entry)
+    html = render_entry(entry, body)
+    assert '<img src="image:e1/0" width="1" height="1">' in html
+    assert '<img src="image:e1/1" width="480" height="360">' in html
+    assert image_bytes(body, 1)[1] == "image/gif"
+
+
+def test_token_counts_read_alike_in_the_tree_and_the_message_view(tmp_path: Path) -> None:
+    rows = chain([{"type": "compaction", "summary": "s", "firstKeptEntryId": "e1", "tokensBefore": 3600}])
+    session = load_session(write(tmp_path / "s.jsonl", rows))
+    entry = session.entries[-1]
+    body = session.body(entry)
+    assert entry_preview(entry, body) == "[compaction: 3.6k tokens]"
+    assert "compacted from 3.6k tokens" in render_entry(entry, body)
+
+
 def test_toggle_keys_survive_odd_entry_ids() -> None:
     key = block_key('a/b c"%<', "tool", 3)
     href = "action:toggle/a/b%20c%22%25%3C/tool/3"
@@ -613,13 +641,13 @@ def test_stylesheet_has_both_palettes() -> None:
 
 
 def test_render_imports_no_qt() -> None:
-    tree = ast.parse((REPO / "core" / "render" / "message.py").read_text(encoding="utf-8"))
     imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module.split(".")[0])
+    for path in sorted((REPO / "core" / "render").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module.split(".")[0])
     assert not imported & {"PySide6", "shiboken6", "PyQt5", "PyQt6", "gui"}
 
 

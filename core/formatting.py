@@ -1,0 +1,70 @@
+"""Numbers as people read them: token counts, costs and durations.
+
+One home for these, so the message view, the tree, the exports and the diff say the same thing about the
+same number (the tree once showed 3,600 tokens as "4k" while the message view said "3.6k").
+"""
+
+from __future__ import annotations
+
+__all__ = ["duration", "short_cost", "short_tokens", "total_cost", "whole_tokens"]
+
+
+def short_tokens(value: float | None) -> str:
+    """A token count in a few characters, as the reference's ``formatTokens`` shows it.
+
+    Args:
+        value: the count; None when it is unknown.
+
+    Returns:
+        ``"950"``, ``"3.6k"`` (one decimal below 10,000), ``"148k"``, ``"1.2M"``; ``"?"`` for None.
+    """
+    if value is None:
+        return "?"
+    if value < 1000:
+        return f"{value:g}"
+    if value < 10_000:
+        return f"{value / 1000:.1f}k"
+    if value < 1_000_000:
+        return f"{round(value / 1000)}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def whole_tokens(value: float) -> str:
+    """A token count in full with thousands separators: ``"148,213"``.
+
+    An int is written exactly (however large); a float is rounded to a whole number.
+    """
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.0f}"
+
+
+def short_cost(value: float) -> str:
+    """A cost in dollars for one message: ``"$0.0176"`` below a dollar, ``"$1.23"`` from a dollar up."""
+    return f"${value:.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def total_cost(value: float) -> str:
+    """A cost in dollars to four decimals, as totals are shown: ``"$0.0176"``, ``"$12.3400"``."""
+    return f"${value:.4f}"
+
+
+def duration(ms: float | None) -> str:
+    """A duration in whole seconds, minutes or hours.
+
+    Args:
+        ms: milliseconds; None when unknown.
+
+    Returns:
+        ``"42 s"``, ``"3 min 07 s"``, ``"2 h 05 min"``; ``"-"`` for None.
+    """
+    if ms is None:
+        return "-"
+    seconds = int(ms // 1000)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

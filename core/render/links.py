@@ -1,0 +1,98 @@
+"""The links and image sources in the message view's HTML, and what they point at.
+
+Qt's rich text has no JavaScript and no ``<details>``, so a collapsible block is a link the caller
+answers by rendering again. Links a caller must answer:
+
+* ``action:toggle/KEY``: flip ``KEY`` (:func:`block_key`) in ``RenderOptions.expanded`` and render again
+  (:func:`parse_action` splits it).
+* ``image:ENTRYID/INDEX``: the INDEX-th image block of that entry (:func:`parse_image_src`,
+  :func:`image_bytes`).
+* ``http(s):``/``mailto:`` links: open them outside the app, if at all.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, unquote
+
+from core.body.content import Body, content_blocks, content_of
+from core.render.images import decode_image
+
+__all__ = ["block_key", "image_bytes", "image_src", "parse_action", "parse_image_src", "toggle_href"]
+
+
+def block_key(entry_id: str, kind: str, index: int | None = None) -> str:
+    """The key of a collapsible block, as used in ``RenderOptions.expanded`` and toggle links.
+
+    Args:
+        entry_id: the entry the block belongs to.
+        kind: ``"thinking"`` (a thinking block), ``"tool"`` (a tool call and its result), ``"result"``
+            (a tool result rendered alone) or ``"output"`` (a bashExecution's output).
+        index: the block's position in the message content (thinking and tool blocks).
+
+    Returns:
+        ``ENTRYID/KIND`` or ``ENTRYID/KIND/INDEX``.
+    """
+    return f"{entry_id}/{kind}" if index is None else f"{entry_id}/{kind}/{index}"
+
+
+def toggle_href(key: str) -> str:
+    """The ``action:toggle/KEY`` link that expands or collapses the block ``key`` (not yet escaped)."""
+    return f"action:toggle/{quote(key, safe='/')}"
+
+
+def parse_action(href: str) -> tuple[str, str] | None:
+    """Split an ``action:VERB/KEY`` link into ``(verb, key)``; None for any other link.
+
+    Args:
+        href: the clicked link, as a string.
+
+    Returns:
+        For example ``("toggle", "a1b2c3d4/thinking/0")``.
+    """
+    if not href.startswith("action:"):
+        return None
+    verb, _, key = href[len("action:") :].partition("/")
+    return (verb, unquote(key)) if verb and key else None
+
+
+def image_src(entry_id: str, index: int) -> str:
+    """The ``image:ENTRYID/INDEX`` source of an entry's INDEX-th image block (not yet escaped)."""
+    return f"image:{quote(entry_id, safe='')}/{index}"
+
+
+def parse_image_src(src: str) -> tuple[str, int] | None:
+    """Split an ``image:ENTRYID/INDEX`` source into ``(entry id, index)``; None for anything else.
+
+    Args:
+        src: the image source the document asks for.
+
+    Returns:
+        The entry id and the index to pass to :func:`image_bytes` with that entry's body.
+    """
+    if not src.startswith("image:"):
+        return None
+    entry_id, _, index = src[len("image:") :].rpartition("/")
+    if not entry_id or not index.isdigit():
+        return None
+    return unquote(entry_id), int(index)
+
+
+def image_bytes(body: Body, index: int) -> tuple[bytes, str] | None:
+    """Decode the INDEX-th image block of an entry body.
+
+    Args:
+        body: an entry body (a message entry's image blocks are in ``message.content``, a
+            custom_message's in ``content``).
+        index: which image block, counting image blocks only, from 0.
+
+    Returns:
+        ``(data, mime type)`` with the type taken from the bytes themselves, or None when there is no
+        such block, its declared type is not an allowed image type (png, jpeg, gif, webp), its base64
+        is invalid or the bytes are not such an image.
+    """
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        return None
+    images = [b for b in content_blocks(content_of(body)) if b.get("type") == "image"]
+    if index >= len(images):
+        return None
+    return decode_image(images[index])
