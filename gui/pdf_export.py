@@ -1,6 +1,6 @@
 """PDF export: the Markdown export laid out by Qt's rich text and printed with ``QPdfWriter``.
 
-The content is exactly the Markdown export's (core renders it; :func:`core.export.html.markdown_to_html`
+The content is exactly the Markdown export's (core renders it; :func:`core.export.markdown_to_html`
 turns it into safe HTML), so the PDF and the ``.md`` file never disagree. ``QTextDocument.print_``
 cannot add page numbers, so the pages are painted one by one: each page draws its slice of the laid
 out document and then its number in the bottom margin. Runs on the offscreen platform (no display).

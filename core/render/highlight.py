@@ -31,7 +31,7 @@ _WHITESPACE_SPAN = re.compile(r'<span style="[^"<>]*">([ \t]+)</span>')
 
 def highlight(code: str, lexer: object, formatter: object) -> str:
     """``pygments.highlight``: ``code`` lexed by ``lexer`` (from :func:`lexer_by_name`) and formatted."""
-    from pygments import highlight as run  # type: ignore[import-untyped, unused-ignore]
+    from pygments import highlight as run
 
     result: str = run(code, lexer, formatter)
     return result
@@ -40,7 +40,7 @@ def highlight(code: str, lexer: object, formatter: object) -> str:
 @lru_cache(maxsize=4)
 def inline_formatter(style: str) -> object:
     """A Pygments ``HtmlFormatter`` writing the colours of ``style`` inline (for Qt's rich text)."""
-    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+    from pygments.formatters import HtmlFormatter
 
     formatter: object = HtmlFormatter(noclasses=True, nowrap=True, style=style)
     return formatter
@@ -49,7 +49,7 @@ def inline_formatter(style: str) -> object:
 @lru_cache(maxsize=1)
 def class_formatter() -> object:
     """A Pygments ``HtmlFormatter`` writing CSS classes (see :func:`style_defs`), without a wrapper."""
-    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+    from pygments.formatters import HtmlFormatter
 
     formatter: object = HtmlFormatter(nowrap=True)
     return formatter
@@ -57,7 +57,7 @@ def class_formatter() -> object:
 
 def style_defs(style: str, selector: str) -> str:
     """The CSS of a Pygments style for the class-based formatter, its rules under ``selector``."""
-    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped, unused-ignore]
+    from pygments.formatters import HtmlFormatter
 
     css: str = HtmlFormatter(style=style).get_style_defs(selector)
     return css
@@ -87,8 +87,8 @@ def _lexer_for_name_key(key: str) -> object | None:
 
 def _find_lexer(finder: str, name: str) -> object | None:
     """``pygments.lexers.<finder>(name)`` keeping the code's newlines as they are; None when not found."""
-    from pygments import lexers  # type: ignore[import-untyped, unused-ignore]
-    from pygments.util import ClassNotFound  # type: ignore[import-untyped, unused-ignore]
+    from pygments import lexers
+    from pygments.util import ClassNotFound
 
     try:
         lexer: object = getattr(lexers, finder)(name, stripnl=False, ensurenl=False)

@@ -3,7 +3,7 @@
 Top-level rows are the common part (its last messages as children), the aligned rows, and folds: a long run
 of unchanged rows (``core.diff.fold_runs``) is one row whose children are those rows. With "only changes"
 the top level holds the changed, inserted and deleted rows alone. Cells are rich text from
-``core.diff.render.cell_html`` (``HTML_ROLE``), made on first use and kept until the next reset.
+``core.diff.cell_html`` (``HTML_ROLE``), made on first use and kept until the next reset.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Layout: one ``QTreeView`` with two columns over ``gui.models.diff_model.DiffModel``, so an aligned pair of
 messages is one row and the two sides can never drift apart while scrolling. The common part is a collapsed
 row at the top; a long run of unchanged rows is one expandable row ("⋯ 14 unchanged messages"). Cells are
-rich text rendered by ``core.diff.render.cell_html`` and drawn by :class:`RichTextDelegate`.
+rich text rendered by ``core.diff.cell_html`` and drawn by :class:`RichTextDelegate`.
 
 The diff itself is computed by ``core.diff`` in a worker (see ``gui.controllers.diff``); this window only
 shows it.

@@ -1,4 +1,4 @@
-"""The message pane: one entry rendered by ``core.render.message`` in a ``QTextBrowser``.
+"""The message pane: one entry rendered by ``core.render`` in a ``QTextBrowser``.
 
 Links are never followed by Qt itself: ``action:toggle/KEY`` expands or collapses a block and renders again,
 other ``action:`` links are re-emitted as :attr:`MessageView.action_requested`, ``http(s)``/``mailto`` links
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONTEXT_WINDOW", "MAX_IMAGE_WIDTH", "MessageView", "is_dark"]
 
-MAX_IMAGE_WIDTH = 480  # px, as core.render.message sizes the <img> tags
+MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
 CONTEXT_WINDOW = 200  # context messages rendered at first, and added by each "earlier" link
 _CONTEXT_PREFIX = "ctx"  # ids of the stand-in entries of context messages
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
