@@ -16,14 +16,16 @@ if TYPE_CHECKING:
 
 # Why an append needs the whole structure computed again, rather than steps:
 #   old leaf        the former leaf left the filter and its row cannot just go (a top-level row, a branch
-#                   point's child, an entry with rows, not its holder's last row, or grouped rows that
-#                   would be few enough to show flat)
+#                   point's child, an entry with rows or with children from earlier lines, not its holder's
+#                   last row, or grouped rows that would be few enough to show flat)
 #   duplicate id    an appended entry repeats an id seen before (the later line wins)
-#   broken link     an orphan, a self-parent or a forward reference: core's tree decides where it goes
+#   broken link     an orphan, a self-parent or a forward reference, the missing parent of an orphan, or a
+#                   new root in a session whose tree cut a parent-link loop: core's tree decides where it goes
 #   label           a label entry in ``labeled`` mode (which entries pass changes)
 #   hidden top      below a hidden top-level entry: its place among the top-level rows varies
 #   branch point    a second child below an entry that had one: its chain moves one level down
-#   sibling order   a child that sorts before its siblings (an earlier timestamp)
+#   sibling order   a child that sorts before its siblings (an earlier timestamp), or a new child of a branch
+#                   point where it or the last visible child hangs below a hidden entry
 #   groups          a holder's rows became too many to show flat: they are shown in groups now
 RelayoutReason = Literal[
     "old leaf",

@@ -272,12 +272,15 @@ class VisibleTree:
         by_id, mode, new_leaf = session.by_id, self.mode, session.leaf_id
         vparent, vkids, hidden, ids = self._vparent, self._vkids, self._hidden, self._ids
         made = self._rows
+        awaited, cycle_roots = self.structure.awaited, self.structure.cycle_roots
         for entry in entries:
             eid, pid = entry.id, entry.parent_id
             if eid in ids or by_id.get(eid) is not entry:
                 return "duplicate id", vacated
             if pid is not None and (pid == eid or pid not in ids):
                 return "broken link", vacated  # let core's tree decide where it goes
+            if eid in awaited:
+                return "broken link", vacated  # the parent orphans were waiting for: they move below it
             ids.add(eid)
             if entry.kind == "label":
                 if mode == "labeled":
@@ -291,6 +294,8 @@ class VisibleTree:
             anchor = None if pid is None else (pid if pid in vparent else hidden[pid])
             if anchor is None and pid is not None:
                 return "hidden top", vacated
+            if anchor is None and cycle_roots:
+                return "broken link", vacated  # a new root goes before the roots core's tree cut loops at
             siblings = vkids[None] if anchor is None else vkids.get(anchor, [])
             holder: str | None
             if anchor is None:
@@ -299,7 +304,11 @@ class VisibleTree:
                 holder = anchor if self.is_head(anchor) else self.holder_of(anchor)
             elif len(siblings) == 1:
                 return "branch point", vacated  # the old only child and its chain move one level down
-            elif _ts_key(entry) >= _ts_key(siblings[-1]):
+            elif (
+                pid == anchor and siblings[-1].parent_id == anchor and _ts_key(entry) >= _ts_key(siblings[-1])
+            ):
+                # Both are children of the anchor itself, and core sorts children by time (ties in file
+                # order): the entry goes last. Below a hidden entry, its place is that entry's.
                 holder = anchor
             else:
                 return "sibling order", vacated
@@ -346,6 +355,8 @@ class VisibleTree:
         anchor = self._vparent[eid]
         if anchor is None or len(self._vkids.get(anchor, ())) != 1 or self._vkids.get(eid):
             return False  # a top-level row, a branch point's child or an entry with rows: shapes change
+        if eid == self.structure.leaf and self.structure.leaf_has_children:
+            return False  # hidden entries below it would hang off it still (an appended leaf has none)
         holder = self._chain_head(eid, anchor)
         rows = self._rows.get(holder)
         vacated: RowVacated | bool = True

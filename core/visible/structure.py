@@ -34,6 +34,11 @@ class TreeStructure:
         size: how many entries the session had.
         previews: entry id -> one-line preview, for the rows near the leaf (see :func:`prepare`).
         preview_width: the width ``previews`` were made for (0: none were read).
+        awaited: the missing parents that orphans name: an entry appended with such an id adopts them.
+        cycle_roots: whether core's tree cut a parent-link loop, making a root that it lists after every
+            other root (so a new top-level entry does not simply go last).
+        leaf_has_children: whether ``leaf`` has children (lines before it that name it as parent: a
+            forward reference or a repeated id); hiding it then changes where they hang.
 
     A :class:`~core.visible.layout.VisibleTree` given this structure continues it in place: after that
     the snapshot no longer describes the session it was made for, and :meth:`matches` says so once the
@@ -41,11 +46,14 @@ class TreeStructure:
     """
 
     __slots__ = (
+        "awaited",
         "chains",
+        "cycle_roots",
         "heads",
         "hidden",
         "ids",
         "leaf",
+        "leaf_has_children",
         "mode",
         "path",
         "positions",
@@ -74,16 +82,33 @@ class TreeStructure:
         self.leaf = session.leaf_id if session is not None else None
         self.path: set[str] = {e.id for e in session.path_to(self.leaf)} if session is not None else set()
         self.size = len(session.entries) if session is not None else 0
+        self.awaited: set[str] = set()
+        self.cycle_roots = False
+        self.leaf_has_children = False
         if session is not None:
             self._find_visible(session)
             self._find_chains()
 
     def _find_visible(self, session: Session) -> None:
-        """Fill ``vkids``, ``vparent``, ``hidden`` and ``ids`` with one pre-order walk of core's tree."""
+        """Fill ``vkids``, ``vparent``, ``hidden`` and ``ids`` with one pre-order walk of core's tree.
+
+        And ``awaited`` and ``cycle_roots`` from its roots: a root with a parent id is an orphan, a
+        self-parent, or the entry where core's tree cut a loop.
+        """
         tree = session.tree
         leaf, mode = self.leaf, self.mode
         vkids, vparent, hidden, ids = self.vkids, self.vparent, self.hidden, self.ids
         children = tree.children
+        by_id = session.by_id
+        self.leaf_has_children = leaf is not None and bool(children.get(leaf))
+        for root in tree.roots:
+            parent = root.parent_id
+            if parent is None or parent == root.id:
+                continue
+            if parent in by_id:
+                self.cycle_roots = True  # a root whose parent exists: where core's tree cut a loop
+            else:
+                self.awaited.add(parent)
         stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
         pop, extend = stack.pop, stack.extend
         while stack:
