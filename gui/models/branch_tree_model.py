@@ -145,7 +145,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._group = max(1, group_size)
         self._width = preview_width
         self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
-        self._inserting = False  # inside beginInsertRows/endInsertRows
+        self._inserting = False  # inside beginInsertRows/endInsertRows or emitting layoutChanged: no fetch
         # (holder, parent, row, node, position) of the former leaf's row while append_entries maps steps
         self._vacancy: tuple[_Node, _Node, int, _Node, int] | None = None
         self._retired: list[_Node] = []  # the last dropped tree's nodes (see _release_nodes)
@@ -390,18 +390,22 @@ class BranchTreeModel(QAbstractItemModel):
 
     def _relayout(self) -> None:
         """Rebuild the structure as a layout change, moving persistent indexes to the same entries."""
+        self.layoutAboutToBeChanged.emit()
+        # Listed after the signal: its slots (a selection model, a proxy, a model tester) make persistent
+        # indexes of their own, and those must move too.
         persistent = self.persistentIndexList()
         # A group row has no entry: an index on it becomes invalid (a rebuild may group rows differently).
         entries = [p.internalPointer().entry if p.isValid() else None for p in persistent]
         wanted = [entry.id if entry is not None else None for entry in entries]
-        self.layoutAboutToBeChanged.emit()
         old_root = self._root  # keeps the old nodes alive until no persistent index points at them
         self._root = _Node(None, None, -1)
         self._nodes = {}
         self._tree.rebuild()
         moved = [self._locate(eid, signal=False) for eid in wanted]
         self.changePersistentIndexList(persistent, moved)
+        self._inserting = True  # no fetch (and its inserts) from slots while the layout change is signalled
         self.layoutChanged.emit()
+        self._inserting = False
         self._retired = _release_nodes(old_root)
 
     def _label(self, entry_id: str) -> str | None:
