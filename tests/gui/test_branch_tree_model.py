@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 import orjson
 import pytest
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, qInstallMessageHandler
 from PySide6.QtGui import QFont, QIcon
+from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QTreeView
 
 from core import load_session
@@ -16,6 +20,7 @@ from core.session import Session
 from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
 from gui.models.roles import Role
 from tests.conftest import DEMO, SAMPLES, shallow_stack
+from tests.core.test_visible_tree import histories, refreshed, replay
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
 SESSION_FILES = sorted(PI_SESSIONS.glob("*/*.jsonl")) + sorted(DEMO.glob("*.jsonl"))
@@ -596,3 +601,103 @@ def test_a_prepared_structure_continues_with_later_appends(qtmodeltester, qtbot,
     model.reset_session(session, stale)
     assert outline(model) == outline(BranchTreeModel(session, filter_mode="all", group_size=3))
     qtmodeltester.check(model)
+
+
+# ---------------------------------------------------------------------- appends that core.visible decides
+def test_a_hidden_old_leaf_of_unfetched_rows_does_not_come_back(qtmodeltester, qtbot, tmp_path: Path) -> None:
+    """A prepared chain whose rows no view fetched yet, ending in a custom leaf that a message hides."""
+    path = tmp_path / "prepared.jsonl"
+    write_session(path, [*chain(4), custom("c1", "m003", 100)])
+    session = load_session(path)
+    model = BranchTreeModel(filter_mode="default")
+    model.reset_session(session, BranchTreeModel.prepare(session, "default"))
+    append_lines(session, [message("n1", "c1", "user", "after", 101)])
+    model.append_entries(session.refresh().appended)
+    assert outline(model) == [(0, "m000"), (1, "m001"), (1, "m002"), (1, "m003"), (1, "n1")]
+    assert outline(model) == outline(BranchTreeModel(session, filter_mode="default"))
+    qtmodeltester.check(model)
+
+
+def test_the_parent_an_orphan_waited_for_adopts_it(qtmodeltester, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "orphan.jsonl"
+    write_session(path, [*chain(3), message("w1", "w2", "user", "early", 50)])
+    session = load_session(path)
+    model = BranchTreeModel(session, filter_mode="all")
+    assert outline(model)[-1] == (0, "w1")  # a root while its parent is missing
+    events: list[str] = []
+    model.layoutChanged.connect(lambda: events.append("layout"))
+    append_lines(session, [message("w2", "m002", "user", "the parent", 60)])
+    model.append_entries(session.refresh().appended)
+    assert events == ["layout"]
+    assert outline(model) == outline(BranchTreeModel(session, filter_mode="all"))
+    assert model.index_for_entry("w1").parent().data(Role.ID) == "m000"  # in the chain, after w2
+    qtmodeltester.check(model)
+
+
+def test_a_new_root_after_a_cut_loop_is_placed_like_core_places_it(
+    qtmodeltester, qtbot, tmp_path: Path
+) -> None:
+    path = tmp_path / "loop.jsonl"
+    # a1 and a2 name each other as parents: core's tree cuts the loop at a1 and lists it after every root
+    write_session(path, [message("a1", "a2", "user", "one", 1), message("a2", "a1", "user", "two", 2)])
+    session = load_session(path)
+    model = BranchTreeModel(session, filter_mode="all")
+    outline(model)
+    append_lines(session, [message("r1", None, "user", "a new root", 3)])
+    model.append_entries(session.refresh().appended)
+    assert [i.data(Role.ID) for i in rows(model)] == ["r1", "a1"]
+    assert outline(model) == outline(BranchTreeModel(session, filter_mode="all"))
+    qtmodeltester.check(model)
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    history=histories(),
+    mode=st.sampled_from(FILTER_MODES),
+    group_size=st.integers(1, 3),
+    batch=st.integers(1, 3),
+    fetches=st.lists(st.integers(0, 40), max_size=8),
+    prepared=st.booleans(),
+)
+def test_random_appends_to_a_partly_fetched_model_give_a_fresh_models_rows(
+    qapp,
+    history: tuple[list[dict], list[int]],
+    mode: str,
+    group_size: int,
+    batch: int,
+    fetches: list[int],
+    prepared: bool,
+) -> None:
+    """Random sessions and append batches, with random rows fetched, under Qt's model tester: after each
+    batch the model shows what a model built on the session from scratch shows."""
+    with tempfile.TemporaryDirectory() as folder:
+        session, batches = replay(history, folder)
+        model = BranchTreeModel(filter_mode=mode, batch_size=batch, group_size=group_size)
+        model.reset_session(session, BranchTreeModel.prepare(session, mode) if prepared else None)
+        complaints: list[str] = []
+        previous = qInstallMessageHandler(lambda _kind, _context, text: complaints.append(text))
+        tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Warning)
+        try:
+            for lines in batches:
+                # Fetch some rows, as a view scrolling and expanding would: one batch below a known row.
+                known = [QModelIndex()]
+                for pick in fetches:
+                    parent = known[pick % len(known)]
+                    if model.canFetchMore(parent):
+                        model.fetchMore(parent)
+                    known.extend(model.index(r, 0, parent) for r in range(model.rowCount(parent)))
+                if not lines:
+                    continue
+                model.append_entries(refreshed(session, lines))
+                assert complaints == []
+                fresh = BranchTreeModel(session, filter_mode=mode, group_size=group_size)
+                assert outline(model) == outline(fresh)
+                assert model.leaf_id == session.leaf_id
+                for eid in [eid for _depth, eid in outline(fresh) if eid is not None]:  # not group rows
+                    index = model.index_for_entry(eid)
+                    assert index.data(Role.ON_PATH) == fresh.index_for_entry(eid).data(Role.ON_PATH)
+                    assert index.data(Role.IS_LEAF) == (eid == session.leaf_id)
+            assert complaints == []
+        finally:
+            del tester
+            qInstallMessageHandler(previous)
