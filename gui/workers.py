@@ -16,8 +16,10 @@ sets the cancel event of the previous one on that channel.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -86,11 +88,33 @@ class Task(QRunnable):
             try:
                 result = self._fn(self.context)
             except Exception as err:  # reported to the GUI, never raised into Qt's thread
-                self.signals.failed.emit(err)
+                self.signals.failed.emit(_detached(err))
             else:
                 self.signals.finished.emit(result)
         finally:
             self.done_at = time.monotonic()
+
+
+def _detached(error: BaseException) -> BaseException:
+    """``error`` (and the errors it was raised from) without tracebacks, before it leaves the worker.
+
+    A traceback holds the worker's frames and their locals, Qt objects among them (the PDF export's
+    document and writer). Sent to the GUI thread with it, they would be destroyed there, off their own
+    thread (Qt warns "QBasicTimer::stop: Failed"); cleared here, they die in the worker as the frames
+    unwind. ``PRIME_SESSIONS_DEBUG`` prints the traceback first.
+    """
+    if os.environ.get("PRIME_SESSIONS_DEBUG"):
+        traceback.print_exception(error)
+    seen: set[int] = set()
+    stack: list[BaseException] = [error]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.__traceback__ = None
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return error
 
 
 class _MainThreadCollector:

@@ -37,3 +37,29 @@ def test_garbage_is_collected_on_the_gui_thread_while_a_runner_lives(qtbot) -> N
     runner.shutdown()
     # Automatic collection is back once no runner is open (other tests' windows may still hold one).
     assert gc.isenabled() == (_MainThreadCollector.users == 0)
+
+
+def test_a_failure_reaches_the_gui_thread_without_the_workers_frames(qtbot) -> None:
+    """The exception arrives, but not its traceback: the worker's locals (Qt objects) die in the worker."""
+    runner = TaskRunner()
+    died_on: list[str] = []
+
+    class Local(QObject):
+        def __del__(self) -> None:
+            died_on.append(threading.current_thread().name)
+
+    def fail(_task: object) -> None:
+        local = Local()  # noqa: F841 (held by the frame, which a traceback would keep alive)
+        try:
+            raise KeyError("inner")
+        except KeyError as err:
+            raise ValueError("outer") from err
+
+    failures: list[Exception] = []
+    runner.start("work", fail, print, failures.append)
+    qtbot.waitUntil(lambda: bool(failures), timeout=TIMEOUT)
+    runner.shutdown()
+    error = failures[0]
+    assert isinstance(error, ValueError) and isinstance(error.__cause__, KeyError)
+    assert error.__traceback__ is None and error.__cause__.__traceback__ is None
+    assert died_on and died_on[0] != threading.main_thread().name
