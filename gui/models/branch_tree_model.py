@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QFont
 
 from core.visible import (
     FILTER_MODES,
@@ -24,7 +24,9 @@ from core.visible import (
     prepare,
     read_previews,
 )
+from gui.models.kind_icons import entry_kind, kind_icon
 from gui.models.roles import Role
+from gui.models.tree_nodes import Node, release_nodes
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
     from core.session import Entry, Session
@@ -41,71 +43,10 @@ _STATE_ROLES = [
     Role.IS_LEAF,
     Role.LABEL,
 ]
-_KIND_COLOURS = {
-    "user": "#3b82f6",
-    "assistant": "#22c55e",
-    "toolResult": "#f59e0b",
-    "bashExecution": "#64748b",
-    "compaction": "#a855f7",
-    "compactionSummary": "#a855f7",
-    "branch_summary": "#a855f7",
-    "branchSummary": "#a855f7",
-    "custom": "#ec4899",
-    "custom_message": "#ec4899",
-    "label": "#eab308",
-}
-_OTHER_COLOUR = "#9ca3af"
 # Made once: flags() runs for every row of every relayout, and enum arithmetic costs microseconds.
 _ENTRY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 _GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
-_icons: dict[str, QIcon] = {}
-
-
-def _kind_icon(kind: str) -> QIcon | None:
-    """A small filled circle in the kind's colour (made on first use: it needs a QGuiApplication)."""
-    if QGuiApplication.instance() is None:
-        return None
-    colour = _KIND_COLOURS.get(kind, _OTHER_COLOUR)
-    icon = _icons.get(colour)
-    if icon is None:
-        pixmap = QPixmap(12, 12)
-        pixmap.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(pixmap)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(colour))
-        painter.drawEllipse(1, 1, 10, 10)
-        painter.end()
-        icon = _icons[colour] = QIcon(pixmap)
-    return icon
-
-
-class _Node:
-    """One visible entry as a row, or a group of rows. Owned by the model (``_root`` down, ``_nodes`` by id).
-
-    A *group* node (``entry`` None, ``start`` >= 0) stands for ``group_size`` consecutive rows of a holder
-    whose rows are too many to show flat: ``holder.rows[start : start + group_size]``.
-
-    ``createIndex`` stores a bare pointer to the node without a reference, so the model must keep every node
-    alive for as long as an index to it can exist: nodes are dropped only inside a reset, or after a layout
-    change has moved every persistent index to the new nodes.
-    """
-
-    __slots__ = ("children", "count", "entry", "grouped", "parent", "row", "rows", "start")
-
-    def __init__(self, entry: Entry | None, parent: _Node | None, row: int, start: int = -1) -> None:
-        self.entry = entry  # None for the invisible root and for groups
-        self.parent = parent
-        self.row = row  # the row in ``parent``, fixed at creation: rows are only ever appended
-        self.children: list[_Node] | None = None  # the fetched prefix of the display rows; None until fetched
-        self.rows: list[Entry] | None = None  # core's rows of this holder (VisibleTree.rows); on first need
-        # How many of ``rows`` views know of. Core extends ``rows`` during an append, before this model maps
-        # the steps; a row joins the model only inside its beginInsertRows/endInsertRows, so that a view
-        # asking canFetchMore meanwhile never fetches it a second time.
-        self.count = 0
-        self.grouped = False  # the display rows are groups of ``rows`` (core's decision, when rows are made)
-        self.start = start  # a group's first position in its holder's ``rows``; -1 for other nodes
 
 
 class BranchTreeModel(QAbstractItemModel):
@@ -147,12 +88,12 @@ class BranchTreeModel(QAbstractItemModel):
         self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
         self._inserting = False  # inside beginInsertRows/endInsertRows or emitting layoutChanged: no fetch
         # (holder, parent, row, node, position) of the former leaf's row while append_entries maps steps
-        self._vacancy: tuple[_Node, _Node, int, _Node, int] | None = None
-        self._retired: list[_Node] = []  # the last dropped tree's nodes (see _release_nodes)
+        self._vacancy: tuple[Node, Node, int, Node, int] | None = None
+        self._retired: list[Node] = []  # the last dropped tree's nodes (see _release_nodes)
         self._bold = QFont()
         self._bold.setBold(True)
-        self._root = _Node(None, None, -1)
-        self._nodes: dict[str, _Node] = {}
+        self._root = Node(None, None, -1)
+        self._nodes: dict[str, Node] = {}
         self._tree = self._rebuild()
 
     # ------------------------------------------------------------------ public API
@@ -176,7 +117,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._mode = mode
         self._tree = self._rebuild()
         self.endResetModel()
-        self._retired = _release_nodes(old_root)
+        self._retired = release_nodes(old_root)
 
     @staticmethod
     def prepare(
@@ -199,7 +140,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._previews.clear()
         self._tree = self._rebuild(prepared)
         self.endResetModel()
-        self._retired = _release_nodes(old_root)
+        self._retired = release_nodes(old_root)
 
     @property
     def leaf_id(self) -> str | None:
@@ -354,16 +295,16 @@ class BranchTreeModel(QAbstractItemModel):
         if role == Role.LABEL:
             return self._label(eid)
         if role == Role.KIND:
-            return _kind(entry)
+            return entry_kind(entry)
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if eid in self._tree.path else None
         if role == Qt.ItemDataRole.DecorationRole:
-            return _kind_icon(_kind(entry))
+            return kind_icon(entry_kind(entry))
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
         return None
 
-    def _group_data(self, node: _Node, role: int) -> Any:
+    def _group_data(self, node: Node, role: int) -> Any:
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         holder = node.parent
@@ -380,7 +321,7 @@ class BranchTreeModel(QAbstractItemModel):
 
         ``prepared`` is the structure computed in a worker by :meth:`prepare`, used when it still matches.
         """
-        self._root = _Node(None, None, -1)
+        self._root = Node(None, None, -1)
         self._nodes = {}
         tree = VisibleTree(self._session, self._mode, group_size=self._group, prepared=prepared)
         structure = tree.structure
@@ -398,7 +339,7 @@ class BranchTreeModel(QAbstractItemModel):
         entries = [p.internalPointer().entry if p.isValid() else None for p in persistent]
         wanted = [entry.id if entry is not None else None for entry in entries]
         old_root = self._root  # keeps the old nodes alive until no persistent index points at them
-        self._root = _Node(None, None, -1)
+        self._root = Node(None, None, -1)
         self._nodes = {}
         self._tree.rebuild()
         moved = [self._locate(eid, signal=False) for eid in wanted]
@@ -406,12 +347,12 @@ class BranchTreeModel(QAbstractItemModel):
         self._inserting = True  # no fetch (and its inserts) from slots while the layout change is signalled
         self.layoutChanged.emit()
         self._inserting = False
-        self._retired = _release_nodes(old_root)
+        self._retired = release_nodes(old_root)
 
     def _label(self, entry_id: str) -> str | None:
         return self._session.label_for(entry_id) if self._session is not None else None
 
-    def _rows_for(self, node: _Node) -> list[Entry]:
+    def _rows_for(self, node: Node) -> list[Entry]:
         """Core's rows of ``node`` (made on first need), all of them known to views from here on."""
         rows = node.rows
         if rows is None:
@@ -432,7 +373,7 @@ class BranchTreeModel(QAbstractItemModel):
         """
         holder = self._nodes.get(step.holder)
         if holder is not None and holder.rows is not None:
-            parent: _Node | None = holder
+            parent: Node | None = holder
             row = step.position
             whole_group = False
             if holder.grouped:
@@ -491,7 +432,7 @@ class BranchTreeModel(QAbstractItemModel):
                 self._inserting = True
                 self.beginInsertRows(self._index_of(holder), group, group)
                 self._know(holder, position)
-                groups.append(_Node(None, holder, group, position))
+                groups.append(Node(None, holder, group, position))
                 self.endInsertRows()
                 self._inserting = False
                 return
@@ -513,17 +454,17 @@ class BranchTreeModel(QAbstractItemModel):
         self._inserting = False
 
     @staticmethod
-    def _know(holder: _Node, position: int) -> None:
+    def _know(holder: Node, position: int) -> None:
         """Make the row at ``position`` of ``holder``'s rows known to views."""
         if holder.count <= position:
             holder.count = position + 1
 
-    def _group_changed(self, group: _Node) -> None:
+    def _group_changed(self, group: Node) -> None:
         at = self.createIndex(group.row, 0, group)
         self.dataChanged.emit(at, at, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
 
     # ------------------------------------------------------------------ nodes
-    def _display_count(self, node: _Node) -> int:
+    def _display_count(self, node: Node) -> int:
         """How many rows ``node`` shows: entries, groups, or a group's share of its holder's rows."""
         if node.start >= 0:  # a group
             holder = node.parent
@@ -532,13 +473,13 @@ class BranchTreeModel(QAbstractItemModel):
         self._rows_for(node)
         return self._tree.group_count(node.count) if node.grouped else node.count
 
-    def _node(self, index: ModelIndex) -> _Node:
+    def _node(self, index: ModelIndex) -> Node:
         return index.internalPointer() if index.isValid() else self._root
 
-    def _index_of(self, node: _Node) -> QModelIndex:
+    def _index_of(self, node: Node) -> QModelIndex:
         return QModelIndex() if node is self._root else self.createIndex(node.row, 0, node)
 
-    def _fetch(self, node: _Node, upto: int, *, signal: bool) -> None:
+    def _fetch(self, node: Node, upto: int, *, signal: bool) -> None:
         """Create the rows of ``node`` up to ``upto`` (exclusive), with insert signals when asked."""
         count = self._display_count(node)
         if node.children is None:
@@ -548,7 +489,7 @@ class BranchTreeModel(QAbstractItemModel):
         if last < first:
             return
         if node.grouped:  # group rows: no entry, nothing to read
-            created = [_Node(None, node, row, row * self._group) for row in range(first, last + 1)]
+            created = [Node(None, node, row, row * self._group) for row in range(first, last + 1)]
         elif node.start >= 0:
             holder_rows = node.parent.rows if node.parent is not None else None
             assert holder_rows is not None
@@ -564,10 +505,10 @@ class BranchTreeModel(QAbstractItemModel):
         self.endInsertRows()
         self._inserting = False
 
-    def _make_nodes(self, parent: _Node, entries: list[Entry], first: int) -> list[_Node]:
+    def _make_nodes(self, parent: Node, entries: list[Entry], first: int) -> list[Node]:
         # No previews here: rows are created in batches of hundreds (all those before the leaf, at every
         # level of a branchy session), but only the few in view are ever shown; data() reads those.
-        nodes = [_Node(entry, parent, first + i) for i, entry in enumerate(entries)]
+        nodes = [Node(entry, parent, first + i) for i, entry in enumerate(entries)]
         self._nodes.update((entry.id, node) for node, entry in zip(nodes, entries, strict=True))
         return nodes
 
@@ -600,7 +541,7 @@ class BranchTreeModel(QAbstractItemModel):
 
     def _emit_changed(self, entry_ids: Iterable[str]) -> None:
         """One ``dataChanged`` per run of consecutive rows under one parent, for rows that exist."""
-        by_parent: dict[int, tuple[_Node, list[int]]] = {}
+        by_parent: dict[int, tuple[Node, list[int]]] = {}
         for eid in entry_ids:
             node = self._nodes.get(eid)
             if node is None or node.parent is None:
@@ -619,27 +560,3 @@ class BranchTreeModel(QAbstractItemModel):
                 self.dataChanged.emit(top, bottom, _STATE_ROLES)
                 if row is not None:
                     start = prev = row
-
-
-def _release_nodes(root: _Node) -> list[_Node]:
-    """Break the parent/children cycles of a dropped node tree; returns its nodes.
-
-    The loader freezes live objects for the garbage collector (see gui.main_window._load), so cycles in
-    a dropped tree would stay until the next load; without them reference counting frees the nodes. The
-    caller keeps the returned list until the next release: a view may still hold a plain index on an old
-    node until its next layout, and an index does not keep its node alive.
-    """
-    nodes: list[_Node] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        if node.children:
-            stack.extend(node.children)
-        node.children = None
-        node.parent = None
-    return nodes
-
-
-def _kind(entry: Entry) -> str:
-    return entry.role if entry.kind == "message" and entry.role else entry.kind
