@@ -15,16 +15,16 @@ vanished) is shown as an error and dropped from the stack.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QProcess, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QUndoCommand, QUndoStack
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
 
 from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
+from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
 from gui.models.session_list_model import one_line
@@ -36,35 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
 
 _TITLE_WIDTH = 60  # characters of a session title quoted in a confirmation
-
-
-def reveal_in_file_manager(path: str) -> None:
-    """Show ``path`` selected in the system file manager (its folder where selecting is not possible)."""
-    if sys.platform == "darwin" and QProcess.startDetached("open", ["-R", path]):
-        return
-    if sys.platform == "win32" and QProcess.startDetached("explorer", [f"/select,{os.path.normpath(path)}"]):
-        return
-    if sys.platform.startswith("linux") and _show_items_over_dbus(path):
-        return
-    QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
-
-
-def _show_items_over_dbus(path: str) -> bool:
-    """Ask the freedesktop file manager (Nautilus, Dolphin, Nemo, ...) to select ``path``."""
-    try:
-        from PySide6.QtDBus import QDBusConnection, QDBusInterface
-    except ImportError:
-        return False
-    bus = QDBusConnection.sessionBus()
-    if not bus.isConnected():
-        return False
-    manager = QDBusInterface(
-        "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1", bus
-    )
-    if not manager.isValid():
-        return False
-    reply = manager.call("ShowItems", [QUrl.fromLocalFile(path).toString()], "")
-    return not reply.errorName()
 
 
 def _title_of(summary: SessionSummary | None, path: str) -> str:
