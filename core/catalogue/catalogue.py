@@ -54,7 +54,7 @@ from core.errors import PrimeSessionsError, SessionReadError
 from core.session import SessionSummary, SessionTree
 from core.session.diagnostics import KINDS, Severity
 from core.session.discovery import default_roots, stat_session_files
-from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
+from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, AssistantInfo, Entry
 from core.session.jsonl import decode_line
 from core.session.session import Session, usage_totals
 from core.timefmt import iso_from_ms, js_date_ms
@@ -950,9 +950,9 @@ def _scan_append(
     tokens: int | float = old_tokens or 0
     cost = old_cost or 0.0
     for entry in entries:
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            tokens += entry.info[0]
-            cost += entry.info[1]
+        if isinstance(entry.info, AssistantInfo):
+            tokens += entry.info.tokens
+            cost += entry.info.cost
     # The last stop reason: walk up from the leaf through the appended entries; an ordinary append
     # continues from the old leaf, whose answer is already known.
     current = leaf
@@ -960,8 +960,8 @@ def _scan_append(
     while current is not None and current in new and current not in seen:
         seen.add(current)
         entry = new[current]
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            stop = entry.info[2]
+        if isinstance(entry.info, AssistantInfo):
+            stop = entry.info.stop_reason
             return _Scan(tokens, cost, stop if isinstance(stop, str) else None, [], None)
         current = entry.parent_id
     if current is None:

@@ -18,6 +18,7 @@ import orjson
 
 from core.catalogue.search_text import Doc, clean_text, entry_doc
 from core.session import Entry, summarize
+from core.session.entry import AssistantInfo
 from core.session.session import Session, usage_totals
 from core.timefmt import js_date_ms
 
@@ -79,9 +80,10 @@ def entry_rows(
     texts: dict[int, str] = {}
     for entry in entries:
         tokens = cost = stop = None
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            tokens, cost, stop = entry.info
-            stop = stop if isinstance(stop, str) else None
+        info = entry.info
+        if isinstance(info, AssistantInfo):
+            tokens, cost = info.tokens, info.cost
+            stop = info.stop_reason if isinstance(info.stop_reason, str) else None
         doc = docs.get(entry.line)
         if doc is None:
             rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop, *_NO_DOC))

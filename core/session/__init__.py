@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from core.session.context import DEFAULT_LEAF, build_context, iter_context
     from core.session.diagnostics import Diagnostic, Severity
     from core.session.discovery import default_roots, find_session_files
-    from core.session.entry import Entry
+    from core.session.entry import AssistantInfo, CompactionInfo, Entry, EntryInfo, LabelInfo
     from core.session.session import RefreshResult, Session, load_session
     from core.session.summary import SessionSummary, summarize
     from core.session.tree import SessionTree
@@ -30,7 +30,11 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "Severity": "core.session.diagnostics",
         "default_roots": "core.session.discovery",
         "find_session_files": "core.session.discovery",
+        "AssistantInfo": "core.session.entry",
+        "CompactionInfo": "core.session.entry",
         "Entry": "core.session.entry",
+        "EntryInfo": "core.session.entry",
+        "LabelInfo": "core.session.entry",
         "RefreshResult": "core.session.session",
         "Session": "core.session.session",
         "load_session": "core.session.session",

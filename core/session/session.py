@@ -24,7 +24,15 @@ import orjson
 from core.body import message_text
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
-from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry, js_truthy
+from core.session.entry import (
+    KNOWN_TYPES,
+    TYPE_ALIASES,
+    AssistantInfo,
+    CompactionInfo,
+    Entry,
+    LabelInfo,
+    js_truthy,
+)
 from core.session.jsonl import decode_line
 from core.session.tree import SessionTree
 from core.timefmt import is_valid_timestamp, js_date_ms
@@ -545,7 +553,7 @@ class Session:
                 if type(model) is str:
                     self.models[f"{provider}/{model}" if type(provider) is str else model] = None
             elif kind == "compaction":
-                entry.info = obj.get("tokensBefore")
+                entry.info = CompactionInfo(obj.get("tokensBefore"))
             elif kind == "child_usage_attributed":
                 target, usage = obj.get("targetId"), obj.get("aggregateUsage")
                 if type(target) is str and type(usage) is dict:
@@ -619,7 +627,7 @@ class Session:
                 provider, model = pair
                 if type(model) is str:
                     self.models[f"{provider}/{model}" if type(provider) is str else model] = None
-            entry.info = (tokens, total, message.get("stopReason"))
+            entry.info = AssistantInfo(tokens, total, message.get("stopReason"))
         elif role == "user" and "content" in message:
             self._note_activity(entry, message)
             if not self.first_message:
@@ -647,7 +655,7 @@ class Session:
 
     def _index_label(self, entry: Entry, obj: dict) -> None:
         target, label = obj.get("targetId"), obj.get("label")
-        entry.info = (target, label)
+        entry.info = LabelInfo(target, label)
         if not isinstance(target, str):
             self._diag(entry.line, "invalid-field", "The label entry has no target id.", entry.id)
             return
@@ -790,11 +798,16 @@ def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | flo
     cost = 0.0
     overrides = session.usage_overrides
     for entry in entries:
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
+        info = entry.info
+        if isinstance(info, AssistantInfo):
             usage = overrides.get(entry.id)
-            entry_tokens, entry_cost = usage_totals(usage) if usage is not None else entry.info[:2]
-            tokens += entry_tokens
-            cost += entry_cost
+            if usage is not None:
+                entry_tokens, entry_cost = usage_totals(usage)
+                tokens += entry_tokens
+                cost += entry_cost
+            else:
+                tokens += info.tokens
+                cost += info.cost
     return tokens, cost
 
 
