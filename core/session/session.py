@@ -163,7 +163,8 @@ class Session(SessionReader):
     @property
     def leaf(self) -> Entry | None:
         """The entry the leaf id names."""
-        return self.by_id.get(self.leaf_id) if self.entries else None
+        leaf_id = self.leaf_id
+        return self.by_id.get(leaf_id) if leaf_id is not None else None
 
     @property
     def name(self) -> str | None:

@@ -56,7 +56,7 @@ class SessionSummary:
     problems: int = 0
     lastStopReason: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output (the reference's field names first)."""
         return asdict(self)
 
