@@ -18,12 +18,13 @@ from typing import NamedTuple
 
 import orjson
 
-from core.catalogue.reading import entry_rows, guards, json_text, walk_up
+from core.catalogue.reading import StoredNote, entry_rows, guards, json_text, walk_up
 from core.catalogue.schema import KnownFile
 from core.catalogue.search_text import Doc, clean_text, entry_doc
 from core.catalogue.update import Batch, insert_entries, insert_overrides
 from core.session.diagnostics import KINDS, Severity
 from core.session.entry import AssistantInfo, Entry
+from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
@@ -37,7 +38,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
     file_id = row.id
     docs: dict[int, Doc] = {}  # by line
 
-    def observe(entry: Entry, obj: dict) -> None:
+    def observe(entry: Entry, obj: JsonObject) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
             docs[entry.line] = doc
@@ -67,11 +68,13 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
             last_activity = part.last_activity_ms
         # The part's header notes (line 1) were stored already; a held-back last line is looked at
         # again by every pass; tree notes depend on the whole file and are worked out below.
-        kept = [d for d in orjson.loads(diags) if d[1] != "truncated-line"]
+        kept: list[StoredNote] = [
+            (line, kind, message) for line, kind, message in orjson.loads(diags) if kind != "truncated-line"
+        ]
         read_notes = [d for d in kept if d[1] not in _TREE_KINDS]
         tree_notes = [d for d in kept if d[1] in _TREE_KINDS]
         new_notes = [
-            [d.line, d.kind, d.message]
+            (d.line, d.kind, d.message)
             for d in part.diagnostics
             if d.line > row.line_no and d.kind not in _TREE_KINDS
         ]
@@ -137,8 +140,8 @@ class _Scan(NamedTuple):
     tokens: int | float
     cost: float
     last_stop: str | None
-    duplicate_notes: list[list]
-    tree_notes: list[list] | None  # None: the links are sound, the stored tree notes still hold
+    duplicate_notes: list[StoredNote]
+    tree_notes: list[StoredNote] | None  # None: the links are sound, the stored tree notes still hold
 
 
 def _scan_append(
@@ -241,7 +244,7 @@ def _scan_entries(
     last_line: dict[str, int] = {}  # id -> the latest line holding it so far
     parents: dict[str, str | None] = {}
     stops: dict[str, tuple[bool, str | None]] = {}  # id -> (an assistant message, its stop reason)
-    notes: list[list] = []
+    notes: list[StoredNote] = []
     appended: set[str] = set()
     suspect = tree
     for line, entry_id, parent_id, entry_tokens, entry_cost, stop in rows:
@@ -258,7 +261,7 @@ def _scan_entries(
                 suspect = True
                 if entry_id not in appended:  # a repeat within the part is noted by the part itself
                     message = f"Id {entry_id} was already used on line {earlier}; this later entry wins."
-                    notes.append([line, "duplicate-id", message])
+                    notes.append((line, "duplicate-id", message))
             elif parent_id is not None and parent_id not in last_line:
                 suspect = True  # an orphan, a self-parent or a loop: the tree will tell
             appended.add(entry_id)
@@ -277,7 +280,7 @@ def _scan_entries(
             Entry(entry_id, parent_id, "", "", None, line, 0, 0) for line, entry_id, parent_id, *_ in rows
         ]
         by_id = {entry.id: entry for entry in entries}  # the later entry wins, as in Session.by_id
-        tree_notes = [[d.line, d.kind, d.message] for d in SessionTree(entries, by_id).diagnostics]
+        tree_notes = [(d.line, d.kind, d.message) for d in SessionTree(entries, by_id).diagnostics]
     return _Scan(tokens, cost, last_stop, notes, tree_notes)
 
 

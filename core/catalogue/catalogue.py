@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeAlias
 
 import orjson
 
@@ -214,7 +215,7 @@ class Catalogue:
             CatalogueError: the catalogue cannot be read.
         """
         with sqlite_errors("read"):
-            rows = (
+            rows: list[_SummaryRow] = (
                 self._connect()
                 .execute(f"SELECT {_SUMMARY_COLUMNS} FROM files ORDER BY modified_ms DESC, path")
                 .fetchall()
@@ -289,7 +290,32 @@ _SUMMARY_COLUMNS = (
 )
 
 
-def _summary_from_row(row: tuple) -> SessionSummary:
+_SummaryRow: TypeAlias = tuple[
+    str,  # path
+    str | None,  # session_id
+    str | None,  # cwd
+    str | None,  # name
+    str | None,  # parent_session
+    float | None,  # created_ms
+    float | None,  # modified_ms
+    int | None,  # message_count
+    str | None,  # first_message
+    int | None,  # version
+    int | None,  # entry_count
+    str | None,  # models (JSON)
+    int | float | None,  # total_tokens
+    float | None,  # cost
+    str | None,  # header (JSON)
+    str | None,  # leaf_id
+    int | None,  # size
+    int | None,  # problems
+    str | None,  # last_stop
+    int | None,  # read_end
+]
+"""A ``files`` row as :data:`_SUMMARY_COLUMNS` selects it."""
+
+
+def _summary_from_row(row: _SummaryRow) -> SessionSummary:
     (
         path,
         sid,

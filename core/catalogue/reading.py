@@ -48,6 +48,9 @@ EntryRow: TypeAlias = tuple[
 OverrideRow: TypeAlias = tuple[str, int | float, float]
 """``(target, tokens, cost)`` of one ``child_usage_attributed`` result."""
 
+StoredNote: TypeAlias = tuple[int, str, str]
+"""A diagnostic as ``files.diagnostics`` holds it (a JSON array): ``(line, kind, message)``."""
+
 
 def text_key(text: str) -> int:
     """The key of a searchable text: its SHA-1's first 64 bits as a signed integer.
@@ -205,7 +208,7 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
 
     session = Session(path, checksum=False, observer=observe)
     summary = summarize(session, st.st_mtime_ns / 1e6)
-    diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
+    diagnostics: list[StoredNote] = [(d.line, d.kind, d.message) for d in session.diagnostics]
     head, tail = guards(path, session.size)
     # id -> parent, the later line winning for a repeated id, as in Session.by_id
     parents = {entry.id: entry.parent_id for entry in session.entries}

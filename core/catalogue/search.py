@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
@@ -56,7 +57,7 @@ class Hit:
     name: str | None
     rank: float
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""
         return dict(self.__dict__)
 
@@ -126,38 +127,23 @@ def search_entries(
             raise
     terms = query_terms(query)
     hits = []
-    for (
-        _file_id,
-        entry_id,
-        role_,
-        tools,
-        model_,
-        ts,
-        offset,
-        length,
-        path,
-        sid,
-        cwd_,
-        name,
-        on_path,
-        score,
-    ) in rows:
-        text, spans = make_snippet(_read_doc_text(path, offset, length, entry_id), terms)
+    for row in rows:
+        text, spans = make_snippet(_read_doc_text(row.path, row.offset, row.length, row.entry_id), terms)
         hits.append(
             Hit(
-                sessionId=sid,
-                entryId=entry_id,
-                path=path,
+                sessionId=row.session_id,
+                entryId=row.entry_id,
+                path=row.path,
                 snippet=mark_spans(text, spans),
                 spans=spans,
-                onCurrentBranch=bool(on_path),
-                role=role_ or "",
-                tools=tools or "",
-                model=model_ or "",
-                timestamp=iso_from_ms(ts),
-                cwd=cwd_ or "",
-                name=name,
-                rank=score,
+                onCurrentBranch=bool(row.on_path),
+                role=row.role or "",
+                tools=row.tools or "",
+                model=row.model or "",
+                timestamp=iso_from_ms(row.ts_ms),
+                cwd=row.cwd or "",
+                name=row.name,
+                rank=row.rank,
             )
         )
     return hits
@@ -171,10 +157,29 @@ _HIT_COLUMNS = (
 )
 
 
+class _HitRow(NamedTuple):
+    """One entry :func:`_ranked_entries` found: :data:`_HIT_COLUMNS`, then its text's bm25 rank."""
+
+    file_id: int
+    entry_id: str
+    role: str | None
+    tools: str | None
+    model: str | None
+    ts_ms: float | None
+    offset: int
+    length: int
+    path: str
+    session_id: str | None
+    cwd: str | None
+    name: str | None
+    on_path: int | None
+    rank: float
+
+
 def _ranked_entries(
     conn: sqlite3.Connection, query: str, where: str, params: list[object], limit: int
-) -> list[tuple]:
-    """The best ``limit`` searchable entries (:data:`_HIT_COLUMNS` plus the score) for an FTS5 query.
+) -> list[_HitRow]:
+    """The best ``limit`` searchable entries (:class:`_HitRow`) for an FTS5 query.
 
     Texts are ranked by bm25, and the entries holding the best ones are fetched (and filtered by
     ``where`` over ``d``, the entry, and ``f``, its file) a growing group of texts at a time, until
@@ -188,7 +193,7 @@ def _ranked_entries(
     depth = _FIRST_TEXTS
     ranked = _ranked_texts(conn, query, depth)
     done: set[int] = set()
-    found: list[tuple[tuple, tuple]] = []  # (sort key, row)
+    found: list[tuple[tuple[float, bool, float, int, int], tuple[object, ...]]] = []  # (sort key, row)
     pos, group = 0, _FIRST_GROUP
     while True:
         if pos >= len(ranked):
@@ -219,14 +224,15 @@ def _ranked_entries(
             if ranked[pos][1] > found[limit - 1][0][0]:
                 break  # every text left scores worse than the last hit kept
     found.sort(key=lambda item: item[0])
-    return [row for _key, row in found[:limit]]
+    return [_HitRow._make(row) for _key, row in found[:limit]]
 
 
 def _ranked_texts(conn: sqlite3.Connection, query: str, depth: int) -> list[tuple[int, float]]:
     """The ``depth`` best texts for an FTS5 query, as (rowid, bm25 rank), best first."""
-    return conn.execute(
+    ranked: list[tuple[int, float]] = conn.execute(
         "SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (query, depth)
     ).fetchall()
+    return ranked
 
 
 def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
@@ -240,10 +246,12 @@ def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
     obj, _note = decode_line(raw)  # as leniently as it was read when indexed (a BOM, bad UTF-8)
     if not isinstance(obj, dict):
         return ""
-    typ = obj.get("type") if isinstance(obj.get("type"), str) else ""
+    value = obj.get("type")
+    typ = value if isinstance(value, str) else ""
     kind = typ if typ in KNOWN_TYPES else TYPE_ALIASES.get(typ, typ)
     message = obj.get("message")
-    role = message.get("role") if isinstance(message, dict) and isinstance(message.get("role"), str) else None
+    value = message.get("role") if isinstance(message, dict) else None
+    role = value if isinstance(value, str) else None
     entry = Entry(entry_id, None, typ, kind, obj.get("timestamp"), 0, offset, length, role)
     doc = entry_doc(entry, obj)
     return doc.text if doc is not None else ""
