@@ -10,10 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
 from core.errors import PrimeSessionsError
 from core.session import Session, load_session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.catalogue import Catalogue
+    from core.session import SessionSummary
+    from core.session.context import DefaultLeaf
 
 __all__ = ["add_commands", "tree_json"]
 
@@ -75,11 +83,11 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------- list
-def _scan_summaries(roots: list, problems: list[str]) -> list:
+def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
     from core.session import find_session_files, summarize
 
-    summaries = []
+    summaries: list[SessionSummary] = []
     seen: set[str] = set()
     for root in roots:
         for path in find_session_files(root):
@@ -100,7 +108,7 @@ def _scan_summaries(roots: list, problems: list[str]) -> list:
     return summaries
 
 
-def _open_catalogue(args: argparse.Namespace) -> object:
+def _open_catalogue(args: argparse.Namespace) -> Catalogue:
     from core.catalogue import Catalogue
 
     catalogue = Catalogue(args.catalogue)
@@ -112,7 +120,7 @@ def _open_catalogue(args: argparse.Namespace) -> object:
     return catalogue
 
 
-def _roots(args: argparse.Namespace) -> list:
+def _roots(args: argparse.Namespace) -> list[Path]:
     from pathlib import Path
 
     from core.session import default_roots
@@ -260,32 +268,32 @@ def _context(args: argparse.Namespace) -> int:
     from core.session import DEFAULT_LEAF, iter_context
 
     session = load_session(args.file, checksum=False)
-    leaf: object = DEFAULT_LEAF
+    leaf: str | DefaultLeaf | None = DEFAULT_LEAF
     if args.leaf is not None:
         leaf = None if args.leaf == "null" else args.leaf
     settings, messages = iter_context(session, leaf)
     # Written message by message (one per line): a 20,000-message context never sits in memory whole.
-    out = sys.stdout.buffer
+    stream = sys.stdout.buffer
     sys.stdout.flush()
-    out.write(b'{"messages": [')
+    stream.write(b'{"messages": [')
     for index, message in enumerate(messages):
-        out.write(b"\n" if index == 0 else b",\n")
-        out.write(json_bytes(message))
-    out.write(b"]")
+        stream.write(b"\n" if index == 0 else b",\n")
+        stream.write(json_bytes(message))
+    stream.write(b"]")
     for key, value in settings.items():
-        out.write(b', "' + key.encode() + b'": ' + json_bytes(value))
-    out.write(b"}\n")
+        stream.write(b', "' + key.encode() + b'": ' + json_bytes(value))
+    stream.write(b"}\n")
     return 0
 
 
 # ---------------------------------------------------------------------------- tree
-def tree_json(session: Session) -> dict:
+def tree_json(session: Session) -> dict[str, object]:
     """The tree as the oracle prints it: ``{roots, order, nodes{id: {type, parentId, children, ...}}}``."""
     tree = session.tree
-    nodes: dict[str, dict] = {}
+    nodes: dict[str, dict[str, object]] = {}
     for entry_id in tree.order:
         entry = session.by_id[entry_id]
-        node: dict = {
+        node: dict[str, object] = {
             "type": entry.type,
             "parentId": entry.parent_id,
             "children": [c.id for c in tree.children_of(entry_id)],
