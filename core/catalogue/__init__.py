@@ -16,7 +16,7 @@ from core.lazy import lazy_exports
 if TYPE_CHECKING:
     from core.catalogue.catalogue import Catalogue, default_catalogue_dir
     from core.catalogue.schema import CatalogueError
-    from core.catalogue.search import Hit, QueryError
+    from core.catalogue.search import Hit, QueryError, SearchFilters
     from core.catalogue.update import RefreshStats
 
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -27,6 +27,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "CatalogueError": "core.catalogue.schema",
         "Hit": "core.catalogue.search",
         "QueryError": "core.catalogue.search",
+        "SearchFilters": "core.catalogue.search",
         "RefreshStats": "core.catalogue.update",
     },
 )

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeAlias
+from typing import TypeAlias, Unpack
 
 import orjson
 
@@ -31,7 +31,7 @@ from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.reading import read_whole
 from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors
-from core.catalogue.search import Hit, search_entries
+from core.catalogue.search import Hit, SearchFilters, search_entries
 from core.catalogue.update import Batch as _Batch
 from core.catalogue.update import (
     MissingText,
@@ -242,26 +242,15 @@ class Catalogue:
             [(line, kind, message) for line, kind, message in orjson.loads(row[0])] if row and row[0] else []
         )
 
-    def search(
-        self,
-        query: str,
-        *,
-        cwd: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        role: str | None = None,
-        tool: str | None = None,
-        model: str | None = None,
-        named_only: bool = False,
-        limit: int = 50,
-    ) -> list[Hit]:
+    def search(self, query: str, **filters: Unpack[SearchFilters]) -> list[Hit]:
         """Full-text search over every catalogued session.
 
         ``query`` is FTS5 syntax: words (all must match), ``"exact phrases"``, ``prefix*`` and
-        ``AND``/``OR``/``NOT``. Filters narrow the hits: project folder (``cwd``, its sub-folders
-        included), entry date range (``since``/``until``, ``YYYY-MM-DD`` or ISO; both inclusive, a
-        date meaning the whole day), message ``role``, ``tool`` name (exact), ``model`` (a substring of
-        ``provider/model``, any case), sessions with a name only.
+        ``AND``/``OR``/``NOT``. Filters (keywords, :class:`~core.catalogue.search.SearchFilters`) narrow
+        the hits: project folder (``cwd``, its sub-folders included), entry date range
+        (``since``/``until``, ``YYYY-MM-DD`` or ISO; both inclusive, a date meaning the whole day),
+        message ``role``, ``tool`` name (exact), ``model`` (a substring of ``provider/model``, any case),
+        sessions with a name only (``named_only``); at most ``limit`` hits (default 50).
 
         Hits are ranked by bm25, newest first on ties.
 
@@ -270,18 +259,7 @@ class Catalogue:
                 or a date does not parse.
             CatalogueError: the catalogue cannot be read.
         """
-        return search_entries(
-            self._connect(),
-            query,
-            cwd=cwd,
-            since=since,
-            until=until,
-            role=role,
-            tool=tool,
-            model=model,
-            named_only=named_only,
-            limit=limit,
-        )
+        return search_entries(self._connect(), query, filters)
 
 
 _SUMMARY_COLUMNS = (

@@ -93,6 +93,10 @@ def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str
         current = parents[current]
 
 
+# The search columns of an entry with nothing to search.
+_NO_DOC: tuple[None, None, None, None, None, None, None, None] = (None,) * 8
+
+
 def entry_rows(
     entries: Sequence[Entry], docs: Mapping[int, Doc], on_path: Set[str]
 ) -> tuple[list[EntryRow], dict[int, str]]:
@@ -115,24 +119,7 @@ def entry_rows(
             stop = info.stop_reason if isinstance(info.stop_reason, str) else None
         doc = docs.get(entry.line)
         if doc is None:
-            rows.append(
-                (
-                    entry.line,
-                    entry.id,
-                    entry.parent_id,
-                    tokens,
-                    cost,
-                    stop,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                )
-            )
+            rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop, *_NO_DOC))
             continue
         key = text_key(doc.text)
         texts[key] = doc.text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
@@ -62,36 +62,41 @@ class Hit:
         return dict(self.__dict__)
 
 
-def search_entries(
-    conn: sqlite3.Connection,
-    query: str,
-    *,
-    cwd: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    role: str | None = None,
-    tool: str | None = None,
-    model: str | None = None,
-    named_only: bool = False,
-    limit: int = 50,
-) -> list[Hit]:
-    """Full-text search over every catalogued session (:meth:`core.catalogue.Catalogue.search`).
+class SearchFilters(TypedDict, total=False):
+    """What narrows a search; every key may be left out (:meth:`core.catalogue.Catalogue.search`).
 
-    ``query`` is FTS5 syntax: words (all must match), ``"exact phrases"``, ``prefix*`` and
-    ``AND``/``OR``/``NOT``. Filters narrow the hits: project folder (``cwd``, its sub-folders
-    included), entry date range (``since``/``until``, ``YYYY-MM-DD`` or ISO; both inclusive, a
-    date meaning the whole day), message ``role``, ``tool`` name (exact), ``model`` (a substring of
-    ``provider/model``, any case), sessions with a name only.
+    Attributes:
+        cwd: only sessions of this project folder and its sub-folders.
+        since, until: only entries from / up to this date (``YYYY-MM-DD`` or ISO; both inclusive, a
+            date meaning the whole day).
+        role: only messages of this role.
+        tool: only entries calling or answering this tool (its exact name).
+        model: only assistant messages whose ``provider/model`` holds this, in any case.
+        named_only: only sessions that have a name.
+        limit: at most this many hits (default 50).
+    """
 
-    Hits are ranked by bm25, newest first on ties.
+    cwd: str | None
+    since: str | None
+    until: str | None
+    role: str | None
+    tool: str | None
+    model: str | None
+    named_only: bool
+    limit: int
+
+
+def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters) -> list[Hit]:
+    """:meth:`core.catalogue.Catalogue.search` over the catalogue ``conn`` is connected to.
 
     Raises:
-        QueryError: the query is empty, FTS5 rejects it (the message says why, in one sentence),
-            or a date does not parse.
+        QueryError: the query is empty, FTS5 rejects it, or a date does not parse.
         CatalogueError: the catalogue cannot be read.
     """
     if not query.strip():
         raise QueryError("The search is empty; type one or more words.")
+    cwd, since, until = filters.get("cwd"), filters.get("since"), filters.get("until")
+    role, tool, model = filters.get("role"), filters.get("tool"), filters.get("model")
     where = ["1"]
     params: list[object] = []
     if cwd:
@@ -116,11 +121,13 @@ def search_entries(
     if model:
         where.append("instr(lower(d.model), lower(?)) > 0")
         params.append(model)
-    if named_only:
+    if filters.get("named_only", False):
         where.append("f.name IS NOT NULL")
     with sqlite_errors("search"):
         try:
-            rows = _ranked_entries(conn, query, " AND ".join(where), params, max(1, int(limit)))
+            rows = _ranked_entries(
+                conn, query, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
+            )
         except sqlite3.OperationalError as err:
             if _is_query_error(err):
                 raise QueryError(_explain_query_error(query, err)) from err
