@@ -1,8 +1,10 @@
 """One session file: read leniently into an index by byte offset, its tree, what the model saw, its summary.
 
-``session`` (the reader and incremental refresh), ``entry`` (the per-entry record), ``tree`` (parents,
-children, roots), ``context`` (the reference's ``buildSessionContext``), ``summary``, ``diagnostics``,
-``jsonl`` (one line to an object) and ``discovery`` (where session files are).
+``session`` (the :class:`Session` object: lookups, bodies, incremental refresh), ``reader`` (lines into
+the index, in-memory migration of legacy versions), ``entry`` (the per-entry record and its typed
+``info``), ``tree`` (parents, children, roots), ``context`` (the reference's ``buildSessionContext``),
+``summary``, ``usage`` (token and cost totals), ``diagnostics``, ``jsonl`` (one line to an object) and
+``discovery`` (where session files are).
 """
 
 from __future__ import annotations
