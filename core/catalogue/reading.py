@@ -2,7 +2,7 @@
 
 Reading (parsing, summarizing, cutting out the searchable text and keying it) is most of the CPU
 time of a cold catalogue build, and it needs nothing but the file. Kept apart from the writing in
-:mod:`core.catalogue.catalogue`, it can run in worker processes (:mod:`core.catalogue.pool`) while the one
+:mod:`core.catalogue.update`, it can run in worker processes (:mod:`core.catalogue.pool`) while the one
 connection writes. Everything here pickles: tuples, lists, dicts of plain values.
 """
 
