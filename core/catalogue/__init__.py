@@ -1,8 +1,10 @@
 """The catalogue: every session's summary and full-text index in one SQLite file, kept current incrementally.
 
-``catalogue`` (the :class:`Catalogue` object: refresh, summaries, search), ``reading`` (one file read whole
-into rows), ``pool`` (those reads in worker processes), ``search_text`` (what is indexed per entry) and
-``snippets`` (hit snippets and query terms).
+``catalogue`` (the :class:`Catalogue` object: refresh, summaries, search), ``schema`` (the SQLite file:
+schema, opening, rebuilding a stale or damaged one), ``update`` (which files changed, batches, whole-file
+rows), ``append`` (reading what was appended), ``search`` (FTS5 queries and hits), ``reading`` (one file
+read whole into rows), ``pool`` (those reads in worker processes), ``search_text`` (what is indexed per
+entry) and ``snippets`` (hit snippets and query terms).
 """
 
 from __future__ import annotations
@@ -12,23 +14,20 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from core.catalogue.catalogue import (
-        Catalogue,
-        CatalogueError,
-        Hit,
-        QueryError,
-        RefreshStats,
-        default_catalogue_dir,
-    )
+    from core.catalogue.catalogue import Catalogue, default_catalogue_dir
+    from core.catalogue.schema import CatalogueError
+    from core.catalogue.search import Hit, QueryError, SearchFilters
+    from core.catalogue.update import RefreshStats
 
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "Catalogue": "core.catalogue.catalogue",
-        "CatalogueError": "core.catalogue.catalogue",
-        "Hit": "core.catalogue.catalogue",
-        "QueryError": "core.catalogue.catalogue",
-        "RefreshStats": "core.catalogue.catalogue",
         "default_catalogue_dir": "core.catalogue.catalogue",
+        "CatalogueError": "core.catalogue.schema",
+        "Hit": "core.catalogue.search",
+        "QueryError": "core.catalogue.search",
+        "SearchFilters": "core.catalogue.search",
+        "RefreshStats": "core.catalogue.update",
     },
 )

@@ -19,7 +19,7 @@ import pickle
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from core.catalogue.reading import WholeRead, read_whole
@@ -134,7 +134,8 @@ class Readers:
                 data = handle.read()
         finally:
             os.unlink(name)
-        return pickle.loads(data)
+        read: WholeRead = pickle.loads(data)  # written by _read, in a worker of this pool
+        return read
 
     def close(self) -> None:
         """Stop the workers without waiting for reads still queued, and remove their results."""
@@ -150,7 +151,9 @@ class Readers:
         self.close()
 
 
-def jobs_of(work: list[tuple]) -> Iterator[tuple[str, os.stat_result]]:
+def jobs_of(
+    work: Iterable[tuple[str, os.stat_result, object, bool, int]],
+) -> Iterator[tuple[str, os.stat_result]]:
     """The ``(path, stat)`` of the whole reads among a pass's work items ``(path, st, row, resume, size)``."""
     for path, st, _row, resume, _size in work:
         if not resume:

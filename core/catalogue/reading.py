@@ -2,7 +2,7 @@
 
 Reading (parsing, summarizing, cutting out the searchable text and keying it) is most of the CPU
 time of a cold catalogue build, and it needs nothing but the file. Kept apart from the writing in
-:mod:`core.catalogue.catalogue`, it can run in worker processes (:mod:`core.catalogue.pool`) while the one
+:mod:`core.catalogue.update`, it can run in worker processes (:mod:`core.catalogue.pool`) while the one
 connection writes. Everything here pickles: tuples, lists, dicts of plain values.
 """
 
@@ -13,15 +13,43 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import orjson
 
 from core.catalogue.search_text import Doc, clean_text, entry_doc
-from core.session import Entry, summarize
-from core.session.session import Session, usage_totals
+from core.session.entry import AssistantInfo, Entry
+from core.session.jsonl import JsonObject
+from core.session.session import Session
+from core.session.summary import summarize
+from core.session.usage import usage_totals
 from core.timefmt import js_date_ms
 
 GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
+
+EntryRow: TypeAlias = tuple[
+    int,  # line
+    str,  # entry_id
+    str | None,  # parent_id
+    int | float | None,  # tokens (assistant messages only)
+    float | None,  # cost
+    str | None,  # stop reason
+    str | None,  # role (this and the rest: searchable entries only)
+    str | None,  # tools
+    str | None,  # model
+    int | float | None,  # ts_ms
+    int | None,  # offset
+    int | None,  # length
+    int | None,  # text key (text_key)
+    bool | None,  # on the path to the leaf
+]
+"""One ``entries`` row of :func:`entry_rows` (the catalogue swaps the text key for the FTS rowid)."""
+
+OverrideRow: TypeAlias = tuple[str, int | float, float]
+"""``(target, tokens, cost)`` of one ``child_usage_attributed`` result."""
+
+StoredNote: TypeAlias = tuple[int, str, str]
+"""A diagnostic as ``files.diagnostics`` holds it (a JSON array): ``(line, kind, message)``."""
 
 
 def text_key(text: str) -> int:
@@ -65,9 +93,13 @@ def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str
         current = parents[current]
 
 
+# The search columns of an entry with nothing to search.
+_NO_DOC: tuple[None, None, None, None, None, None, None, None] = (None,) * 8
+
+
 def entry_rows(
     entries: Sequence[Entry], docs: Mapping[int, Doc], on_path: Set[str]
-) -> tuple[list[tuple], dict[int, str]]:
+) -> tuple[list[EntryRow], dict[int, str]]:
     """The catalogue rows of some entries, and the searchable texts by key.
 
     A row is ``(line, entry_id, parent_id, tokens, cost, stop, role, tools, model, ts_ms, offset,
@@ -75,13 +107,16 @@ def entry_rows(
     only for entries with a doc in ``docs`` (by line), else None. ``on_path``: ids on the path to
     the leaf.
     """
-    rows = []
+    rows: list[EntryRow] = []
     texts: dict[int, str] = {}
     for entry in entries:
-        tokens = cost = stop = None
-        if entry.role == "assistant" and isinstance(entry.info, tuple):
-            tokens, cost, stop = entry.info
-            stop = stop if isinstance(stop, str) else None
+        tokens: int | float | None = None
+        cost: float | None = None
+        stop: str | None = None
+        info = entry.info
+        if isinstance(info, AssistantInfo):
+            tokens, cost = info.tokens, info.cost
+            stop = info.stop_reason if isinstance(info.stop_reason, str) else None
         doc = docs.get(entry.line)
         if doc is None:
             rows.append((entry.line, entry.id, entry.parent_id, tokens, cost, stop, *_NO_DOC))
@@ -109,9 +144,6 @@ def entry_rows(
     return rows, texts
 
 
-_NO_DOC = (None,) * 8
-
-
 @dataclass(slots=True)
 class WholeRead:
     """Everything a whole read of one file puts in the catalogue.
@@ -128,9 +160,9 @@ class WholeRead:
 
     path: str
     size: int
-    files: tuple
-    entries: list[tuple]
-    overrides: list[tuple]
+    files: tuple[object, ...]
+    entries: list[EntryRow]
+    overrides: list[OverrideRow]
     texts: dict[int, str]
 
 
@@ -156,14 +188,14 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
     """
     docs: dict[int, Doc] = {}  # by line
 
-    def observe(entry: Entry, obj: dict) -> None:
+    def observe(entry: Entry, obj: JsonObject) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
             docs[entry.line] = doc
 
     session = Session(path, checksum=False, observer=observe)
     summary = summarize(session, st.st_mtime_ns / 1e6)
-    diagnostics = [[d.line, d.kind, d.message] for d in session.diagnostics]
+    diagnostics: list[StoredNote] = [(d.line, d.kind, d.message) for d in session.diagnostics]
     head, tail = guards(path, session.size)
     # id -> parent, the later line winning for a repeated id, as in Session.by_id
     parents = {entry.id: entry.parent_id for entry in session.entries}

@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import orjson
 
-from core.session import Entry
+from core.session.entry import Entry
+from core.session.jsonl import JsonObject
 from core.timefmt import js_date_ms
 
 _T = TypeVar("_T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def clean_text(value: _T) -> _T:
+@overload
+def clean_text(value: str) -> str: ...
+@overload
+def clean_text(value: _T) -> _T: ...
+def clean_text(value: object) -> object:
     r"""``value`` with lone surrogates replaced by U+FFFD, so SQLite can store it; other values pass through.
 
     ``JSON.parse`` accepts a lone ``"\ud83d"`` escape (half an emoji, from a reply cut mid-character),
@@ -29,7 +34,7 @@ def clean_text(value: _T) -> _T:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return _SURROGATE.sub("\ufffd", value)  # type: ignore[return-value]
+            return _SURROGATE.sub("\ufffd", value)
     return value
 
 
@@ -90,7 +95,7 @@ def _arguments_text(arguments: object) -> str:
     return _dumps(arguments)
 
 
-def entry_doc(entry: Entry, obj: dict) -> Doc | None:
+def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
     """The index row for one entry, or None when the entry holds nothing worth searching."""
     kind = entry.kind
     ts = None

@@ -10,7 +10,7 @@ __all__ = ["add_commands"]
 _FORMATS = ("text", "html", "json")
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's sub-commands to the ``prime-sessions`` parser."""
     p = sub.add_parser(
         "diff",

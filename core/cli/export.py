@@ -27,7 +27,7 @@ pdf_writer: PdfWriter | None = None
 _EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's sub-commands to the ``prime-sessions`` parser."""
     p = sub.add_parser(
         "export",

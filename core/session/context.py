@@ -9,25 +9,50 @@ non-empty branch_summary entries become messages. Bookkeeping entries contribute
 from __future__ import annotations
 
 from collections.abc import Iterator
+from enum import Enum
+from typing import Final, NotRequired, TypedDict
 
-from core.session.entry import js_truthy
+from core.session.entry import Entry, js_truthy
+from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.timefmt import js_date_ms
 
 
-class _DefaultLeaf:
+class DefaultLeaf(Enum):
+    """The type of :data:`DEFAULT_LEAF` (an enum, so a type checker can tell it from an entry id)."""
+
+    DEFAULT_LEAF = "DEFAULT_LEAF"
+
     def __repr__(self) -> str:
         return "DEFAULT_LEAF"
 
 
-DEFAULT_LEAF: object = _DefaultLeaf()
+DEFAULT_LEAF: Final = DefaultLeaf.DEFAULT_LEAF
 """Pass as ``leaf`` to use the session's own leaf (the last entry in file order)."""
 
-_MISSING = object()
+
+class ContextSettings(TypedDict):
+    """The settings of a context, in the reference's key order (``thinkingLevel`` absent when undefined)."""
+
+    thinkingLevel: NotRequired[object]
+    model: object
+
+
+class SessionContext(ContextSettings):
+    """:func:`build_context`'s result: the reference's ``{messages, thinkingLevel, model}``.
+
+    A message is passed through as the file holds it: an object in any valid file, but whatever JSON
+    value a damaged ``message`` field holds, as in the reference.
+    """
+
+    messages: list[object]
+
+
+_MISSING: Final = object()
 _MESSAGE_KINDS = ("message", "custom_message", "branch_summary")
 
 
-def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
+def build_context(session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF) -> SessionContext:
     """Return ``{"messages", "thinkingLevel", "model"}`` as the reference computes it for ``leaf``.
 
     See :func:`iter_context` for the same without holding every message in memory at once.
@@ -45,7 +70,9 @@ def build_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> dict:
     return {"messages": list(messages), **settings}
 
 
-def iter_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> tuple[dict, Iterator[dict]]:
+def iter_context(
+    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF
+) -> tuple[ContextSettings, Iterator[object]]:
     """The context as ``(settings, messages)``, the messages produced one at a time.
 
     Settings are ``thinkingLevel`` (when defined) and ``model``; message bodies are read as needed.
@@ -75,8 +102,8 @@ def iter_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> tuple[dic
         elif kind == "compaction":
             last_compaction = index
 
-    settings = [path[i] for i in (last_thinking, last_model, last_compaction) if i >= 0]
-    bodies = dict(zip((id(e) for e in settings), session.bodies(settings), strict=True))
+    deciding = [path[i] for i in (last_thinking, last_model, last_compaction) if i >= 0]
+    bodies = dict(zip((id(e) for e in deciding), session.bodies(deciding), strict=True))
 
     thinking: object = "off"
     if last_thinking >= 0:
@@ -88,14 +115,15 @@ def iter_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> tuple[dic
         if entry.kind == "model_change":
             model = _pick(body, provider="provider", modelId="modelId")
         else:
-            model = _pick(body["message"], provider="provider", modelId="model")
+            message = body["message"]
+            # An assistant role was read from this very object, so it is one (unless the file changed).
+            model = _pick(message if isinstance(message, dict) else {}, provider="provider", modelId="model")
 
-    settings: dict[str, object] = {}
+    settings: ContextSettings = {"model": model}
     if thinking is not _MISSING:
-        settings["thinkingLevel"] = thinking
-    settings["model"] = model
+        settings = {"thinkingLevel": thinking, "model": model}
 
-    head: list[dict] = []
+    head: list[object] = []
     if last_compaction >= 0:
         body = bodies[id(path[last_compaction])]
         head.append(
@@ -119,8 +147,8 @@ def iter_context(session: Session, leaf: str | None = DEFAULT_LEAF) -> tuple[dic
 
 
 def _messages(
-    session: Session, emitted: list, preloaded: dict[int, dict], head: list[dict]
-) -> Iterator[dict]:
+    session: Session, emitted: list[Entry], preloaded: dict[int, JsonObject], head: list[object]
+) -> Iterator[object]:
     yield from head
     # Bodies are read in path order as the messages are produced; those read for the settings are reused.
     loading = session.bodies(e for e in emitted if id(e) not in preloaded)
@@ -149,7 +177,7 @@ def _messages(
             )
 
 
-def _pick(source: dict, **fields: object) -> dict:
+def _pick(source: JsonObject, **fields: object) -> JsonObject:
     """Build a dict from ``source`` keys (a str) or constants (a 1-tuple); absent keys stay absent."""
     out: dict[str, object] = {}
     for name, spec in fields.items():

@@ -48,6 +48,10 @@ class Diagnostic:
     """
 
     __slots__ = ("entry_id", "kind", "line", "message")
+    line: int
+    kind: str
+    message: str
+    entry_id: str | None
 
     def __init__(self, line: int, kind: str, message: str, entry_id: str | None = None) -> None:
         object.__setattr__(self, "line", line)
@@ -58,7 +62,7 @@ class Diagnostic:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Diagnostic is immutable")
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[int, str, str, str | None]:
         return (self.line, self.kind, self.message, self.entry_id)
 
     def __eq__(self, other: object) -> bool:

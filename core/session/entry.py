@@ -7,6 +7,8 @@ and decodes the full entry when someone asks for it.
 
 from __future__ import annotations
 
+from typing import NamedTuple, TypeAlias
+
 from core.timefmt import js_date_ms
 
 # Entry types of the format document. The reference knows the first nine; the rest are Prime Agent
@@ -61,6 +63,38 @@ def js_truthy(value: object) -> bool:
     return True
 
 
+class AssistantInfo(NamedTuple):
+    """What the index keeps of an assistant message: its usage and why it stopped.
+
+    Attributes:
+        tokens: ``usage.totalTokens`` (or the sum of its parts; 0 without usage).
+        cost: ``usage.cost.total`` (0.0 without it).
+        stop_reason: ``stopReason`` as written (normally a string; anything else is kept as it is).
+    """
+
+    tokens: int | float
+    cost: float
+    stop_reason: object
+
+
+class LabelInfo(NamedTuple):
+    """What the index keeps of a label entry: ``targetId`` and ``label`` as written (unchecked)."""
+
+    target: object
+    label: object
+
+
+class CompactionInfo(NamedTuple):
+    """What the index keeps of a compaction entry: ``tokensBefore`` as written."""
+
+    tokens_before: object
+
+
+# A NamedTuple is a tuple (same memory, ``info[0]`` still works) whose fields have names and types.
+EntryInfo: TypeAlias = AssistantInfo | LabelInfo | CompactionInfo | str | None
+"""``Entry.info``: the record of the entry's kind, a session_info's name (str, or None once cleared)."""
+
+
 class Entry:
     """One entry of a session file (any line but the header), as a light index record.
 
@@ -75,8 +109,9 @@ class Entry:
         offset, length: where the line's bytes are in the file (without the newline).
         role: ``message.role`` for message entries, else None.
         synthetic: True when ``id``/``parentId`` were assigned in memory (legacy v1 migration).
-        info: a small type-specific value: label ``(targetId, label)``, session_info name, the assistant's
-            ``(provider, model, tokens, cost, stopReason)``, the v1 compaction's ``firstKeptEntryIndex``.
+        info: a small record of what the kind needs (:data:`EntryInfo`): :class:`AssistantInfo` for an
+            assistant message, :class:`LabelInfo` for a label, :class:`CompactionInfo` for a
+            compaction, the name (or None) for a session_info, None for the rest.
     """
 
     __slots__ = (
@@ -105,7 +140,7 @@ class Entry:
         length: int,
         role: str | None = None,
         synthetic: bool = False,
-        info: object = None,
+        info: EntryInfo = None,
     ) -> None:
         self.id = id
         self.parent_id = parent_id

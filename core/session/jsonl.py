@@ -8,8 +8,15 @@ we fall back to the standard library only for lines orjson refuses; the common c
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
+
+if TYPE_CHECKING:
+    import json
+
+JsonObject: TypeAlias = dict[str, object]
+"""A parsed JSON object: values are narrowed with ``isinstance`` (or ``type(...) is``) where they are read."""
 
 _BOM = b"\xef\xbb\xbf"
 _INT_MIN = -(1 << 63)
@@ -34,10 +41,12 @@ def _js_float(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-_lenient = None  # the standard library's decoder, made on first need (most files never need it)
+_lenient: json.JSONDecoder | None = (
+    None  # the standard library's decoder, made on first need (most files never need it)
+)
 
 
-def _fallback_decoder() -> object:
+def _fallback_decoder() -> json.JSONDecoder:
     global _lenient
     if _lenient is None:
         import json

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from core.session.entry import AssistantInfo
 from core.session.session import Session, entries_usage
 from core.timefmt import iso_from_ms
 
@@ -55,7 +56,7 @@ class SessionSummary:
     problems: int = 0
     lastStopReason: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output (the reference's field names first)."""
         return asdict(self)
 
@@ -76,8 +77,8 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
     leaf = session.leaf
     if leaf is not None:
         for entry in reversed(session.path_to(leaf.id)):
-            if entry.role == "assistant" and isinstance(entry.info, tuple):
-                stop = entry.info[2]
+            if isinstance(entry.info, AssistantInfo):
+                stop = entry.info.stop_reason
                 last_stop = stop if isinstance(stop, str) else None
                 break
     return SessionSummary(

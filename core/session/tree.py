@@ -17,6 +17,13 @@ def _sort_key(entry: Entry) -> float:
     return entry.ts_ms if entry.ts_ms is not None else math.inf
 
 
+def _parent(entry: Entry, by_id: dict[str, Entry]) -> Entry:
+    """The parent of an entry that no walk from a root reached: such an entry always has one in ``by_id``."""
+    parent_id = entry.parent_id
+    assert parent_id is not None, entry  # an entry without a parent is a root, and every root is walked
+    return by_id[parent_id]
+
+
 class SessionTree:
     """Parent/child structure over a session's entries.
 
@@ -91,18 +98,18 @@ class SessionTree:
             current = entry
             while current.id not in trail and current.id not in seen:
                 trail[current.id] = current
-                current = by_id[current.parent_id]  # every unreached entry has a parent in by_id
+                current = _parent(current, by_id)
             if current.id in seen:
                 continue  # hangs below an entry reached meanwhile; cannot happen, kept for safety
             loop = []
             walker = current
             while True:
                 loop.append(walker)
-                walker = by_id[walker.parent_id]
+                walker = _parent(walker, by_id)
                 if walker is current:
                     break
             breaker = min(loop, key=lambda e: e.line)
-            siblings = self.children.get(breaker.parent_id, [])
+            siblings = self.children.get(_parent(breaker, by_id).id, [])
             if breaker in siblings:
                 siblings.remove(breaker)
             lines = ", ".join(str(e.line) for e in sorted(loop, key=lambda e: e.line))

@@ -87,21 +87,21 @@ def _explain(err: OSError, path: str) -> str:
 
 def _permanent_delete_risk(path: str) -> str | None:
     """A sentence when trashing ``path`` could silently delete it for good (Windows legacy API only)."""
-    if sys.platform != "win32":
-        return None
-    try:
-        from send2trash.win import send2trash as implementation
-    except ImportError:
-        return None
-    if implementation.__module__.endswith("modern"):
-        return None  # IFileOperation: its progress sink aborts any delete that would not recycle
-    import ctypes
+    # The whole check under one platform test, so type checkers on other systems skip it.
+    if sys.platform == "win32":
+        try:
+            from send2trash.win import send2trash as implementation
+        except ImportError:
+            return None
+        if implementation.__module__.endswith("modern"):
+            return None  # IFileOperation: its progress sink aborts any delete that would not recycle
+        import ctypes
 
-    drive = os.path.splitdrive(path)[0]
-    drive_fixed = 3  # DRIVE_FIXED: the only kind of drive that always has a Recycle Bin
-    if not drive or ctypes.windll.kernel32.GetDriveTypeW(drive + "\\") != drive_fixed:  # type: ignore[attr-defined]
-        return (
-            f"{path} is on a drive without a Recycle Bin, where Windows would delete it for good; "
-            "it was left where it is."
-        )
+        drive = os.path.splitdrive(path)[0]
+        drive_fixed = 3  # DRIVE_FIXED: the only kind of drive that always has a Recycle Bin
+        if not drive or ctypes.windll.kernel32.GetDriveTypeW(drive + "\\") != drive_fixed:
+            return (
+                f"{path} is on a drive without a Recycle Bin, where Windows would delete it for good; "
+                "it was left where it is."
+            )
     return None

@@ -23,6 +23,7 @@ import orjson
 
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
 from core.session import Entry, Session
+from core.session.jsonl import JsonObject
 from core.timefmt import now_iso
 from core.writing.ids import new_entry_id, new_session_id
 
@@ -48,10 +49,10 @@ def append_label(session: Session, target_id: str, label: str | None) -> str:
         )
     text = label if label else None
 
-    def build(leaf: str | None, taken: dict[str, Entry]) -> dict:
+    def build(leaf: str | None, taken: dict[str, Entry]) -> JsonObject:
         if target_id not in taken:
             raise InvalidRequestError(f"There is no entry {target_id} in {session.path}.")
-        entry: dict = {
+        entry: JsonObject = {
             "type": "label",
             "id": new_entry_id(taken),
             "parentId": leaf,
@@ -75,7 +76,7 @@ def append_session_name(session: Session, name: str) -> str:
     """
     clean = name.replace("\r\n", " ").replace("\r", " ").replace("\n", " ").strip()
 
-    def build(leaf: str | None, taken: dict[str, Entry]) -> dict:
+    def build(leaf: str | None, taken: dict[str, Entry]) -> JsonObject:
         return {
             "type": "session_info",
             "id": new_entry_id(taken),
@@ -87,7 +88,7 @@ def append_session_name(session: Session, name: str) -> str:
     return _append(session, build)
 
 
-def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], dict]) -> str:
+def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], JsonObject]) -> str:
     if session.header is None:
         raise InvalidRequestError(
             f"{session.path} has no session header, so other tools would not read an appended entry; "
@@ -169,16 +170,17 @@ def fork_session(session: Session, at_entry_id: str, dest_dir: str | os.PathLike
     parent = path[-1].id if path else None
     for target_id, label in session.labels.items():
         if target_id in kept:
+            label_id = new_entry_id(taken)
             entry = {
                 "type": "label",
-                "id": new_entry_id(taken),
+                "id": label_id,
                 "parentId": parent,
                 "timestamp": session.label_timestamp(target_id),
                 "targetId": target_id,
                 "label": label,
             }
-            taken.add(entry["id"])
-            parent = entry["id"]
+            taken.add(label_id)
+            parent = label_id
             lines.append(orjson.dumps(entry))
     folder = Path(dest_dir) if dest_dir is not None else Path(session.path).parent
     return _write_session(folder, session.cwd, session.path, lines)

@@ -20,7 +20,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+import core.catalogue.append as append_module
 import core.catalogue.catalogue as catalogue_module
+import core.catalogue.reading as reading_module
+import core.catalogue.update as update_module
 from core.catalogue import Catalogue, CatalogueError, QueryError
 from core.catalogue.snippets import make_snippet, mark_spans, query_terms
 from core.session import load_session, summarize
@@ -441,7 +444,8 @@ def test_an_unchanged_history_only_costs_stats(
 
         resume = __init__
 
-    monkeypatch.setattr(catalogue_module, "Session", NoReading)
+    monkeypatch.setattr(append_module, "Session", NoReading)
+    monkeypatch.setattr(reading_module, "Session", NoReading)
     stats = cat.refresh(roots)
     assert (stats.files_seen, stats.files_indexed, stats.files_appended, stats.files_removed) == (21, 0, 0, 0)
     assert stats.bytes_read == 0
@@ -843,7 +847,7 @@ def test_a_write_that_fails_midway_leaves_no_text_half_indexed(
     write_session(root / "a.jsonl", header("sid-a", "/r"), [user("a1", None, "numbat first", T0)])
     write_session(root / "b.jsonl", header("sid-b", "/r"), [user("b1", None, "numbat second", T0)])
     os.utime(root / "b.jsonl", (1_700_000_000, 1_700_000_000))  # older: read second
-    real = catalogue_module._insert_overrides
+    real = update_module.insert_overrides
     calls = []
 
     def failing(conn: sqlite3.Connection, file_id: int, overrides: dict) -> None:
@@ -852,13 +856,13 @@ def test_a_write_that_fails_midway_leaves_no_text_half_indexed(
             raise sqlite3.OperationalError("disk I/O error")
         real(conn, file_id, overrides)
 
-    monkeypatch.setattr(catalogue_module, "_insert_overrides", failing)
-    monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 60.0)  # both files in one batch
+    monkeypatch.setattr(update_module, "insert_overrides", failing)
+    monkeypatch.setattr(update_module.Batch, "SECONDS", 60.0)  # both files in one batch
     with pytest.raises(CatalogueError):
         cat.refresh([root])
     assert by_path(cat) == {}  # the open batch was rolled back with it: nothing half written
     assert _count(cat, "texts") == 0
-    monkeypatch.setattr(catalogue_module, "_insert_overrides", real)
+    monkeypatch.setattr(update_module, "insert_overrides", real)
     cat.refresh([root])
     assert ids(cat.search("numbat")) == {"a1", "b1"}
     assert_summaries_fresh(cat, [root / "a.jsonl", root / "b.jsonl"])
@@ -1181,7 +1185,7 @@ def test_two_catalogues_on_one_folder_do_not_double_count(
 ) -> None:
     # A commit after every file, so the other catalogue can write in between (a real other
     # process would wait for the batch to commit).
-    monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)
+    monkeypatch.setattr(update_module.Batch, "SECONDS", 0.0)
     root = tmp_path / "s"
     grown = copy_file(LINEAR, root / "grown.jsonl")
     copy_file(BRANCHES, root / "first.jsonl")

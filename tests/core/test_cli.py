@@ -462,7 +462,7 @@ def test_an_unexpected_error_is_one_line_too(
 def test_the_status_line_draws_on_a_terminal_only_and_at_most_ten_times_a_second(monkeypatch) -> None:
     import io
 
-    from core.cli.program import StatusLine, _ProgressBar
+    from core.cli.status import ProgressBar, StatusLine
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -470,7 +470,7 @@ def test_the_status_line_draws_on_a_terminal_only_and_at_most_ten_times_a_second
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    bar = _ProgressBar()
+    bar = ProgressBar()
     bar(1, 3, 10, 30)
     bar(2, 3, 20, 30)  # under 0.1 s after the first: skipped
     bar(3, 3, 30, 30)  # the last one is always drawn

@@ -1,0 +1,210 @@
+"""The catalogue's SQLite file: its schema, opening it (or rebuilding it when stale or damaged), errors.
+
+The catalogue is only ever a cache: a file that is corrupt or from another schema version is deleted
+and rebuilt, never trusted. A file that merely cannot be opened now (busy, read-only, a full disk)
+is reported and left alone, since it may be fine.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+from core.errors import PrimeSessionsError
+
+SCHEMA_VERSION = 5
+
+# Statements one by one: the schema is created inside one write transaction, after checking again
+# that nobody created it meanwhile (``executescript`` would commit that transaction first).
+_SCHEMA = (
+    """CREATE TABLE files(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        dev INTEGER, ino INTEGER, size INTEGER, mtime_ns INTEGER,
+        read_end INTEGER NOT NULL, line_no INTEGER NOT NULL, unterminated INTEGER NOT NULL,
+        head BLOB NOT NULL, tail BLOB NOT NULL,
+        header TEXT, version INTEGER,
+        session_id TEXT, cwd TEXT, name TEXT, parent_session TEXT,
+        created_ms REAL, modified_ms REAL, last_activity_ms REAL, mtime_ms REAL,
+        message_count INTEGER, first_message TEXT, entry_count INTEGER, models TEXT,
+        total_tokens, cost, leaf_id TEXT, last_stop TEXT,
+        problems INTEGER, diagnostics TEXT
+    )""",
+    "CREATE INDEX files_modified ON files(modified_ms DESC)",
+    # One row per line, duplicates included. tokens is NULL except for assistant messages; tokens and
+    # cost have no declared type so integers stay integers, as summarize() adds them. The search
+    # columns (role to on_path) are NULL for entries with nothing to search: text_id is the rowid
+    # of the entry's text in fts (and texts); on_path says the entry lies on the path to the file's
+    # leaf, kept up to date by every pass so a search need not walk each hit's session tree. (One
+    # table rather than a docs table beside it: a cold build inserts half as many rows.)
+    """CREATE TABLE entries(
+        file_id INTEGER NOT NULL, line INTEGER NOT NULL, entry_id TEXT NOT NULL, parent_id TEXT,
+        tokens, cost, stop TEXT,
+        role TEXT, tools TEXT, model TEXT, ts_ms REAL, offset INTEGER, length INTEGER,
+        text_id INTEGER, on_path INTEGER,
+        PRIMARY KEY(file_id, line)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX entries_id ON entries(file_id, entry_id)",
+    "CREATE INDEX entries_text ON entries(text_id) WHERE text_id IS NOT NULL",
+    # child_usage_attributed: the latest aggregate usage per target entry, as (tokens, cost).
+    """CREATE TABLE overrides(
+        file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
+        PRIMARY KEY(file_id, target)
+    ) WITHOUT ROWID""",
+    # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
+    # random rowids would double the index), key identifies the text (see text_key).
+    "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
+    "CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')",
+)
+
+
+class CatalogueError(PrimeSessionsError):
+    """The catalogue cannot be used (its folder is not writable, the disk is full...)."""
+
+
+class KnownFile(NamedTuple):
+    """What the catalogue remembers about a file (a ``files`` row), to decide how to bring it up to date."""
+
+    id: int
+    path: str
+    dev: int | None
+    ino: int | None
+    size: int | None
+    mtime_ns: int | None
+    read_end: int
+    line_no: int
+    unterminated: int
+    head: bytes
+    tail: bytes
+    header: str | None
+    version: int | None
+    leaf_id: str | None
+
+
+KNOWN_COLUMNS = ", ".join(KnownFile._fields)
+
+
+def open_catalogue(folder: Path, path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """A connection to the catalogue file ``path`` in ``folder``, created (or rebuilt) as needed.
+
+    Returns:
+        The connection, and why an existing file was thrown away and rebuilt (None when it was not).
+
+    Raises:
+        CatalogueError: the folder cannot be created, or the file cannot be opened (never deleted
+            then: busy, read-only or a full disk say nothing about the file being damaged).
+    """
+    if folder.exists() and not folder.is_dir():
+        raise CatalogueError(f"Cannot create the catalogue folder {folder}: it is a file, not a folder.")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CatalogueError(f"Cannot create the catalogue folder {folder}: {os_reason(err)}.") from err
+    try:
+        return _open_checked(path), None
+    except (sqlite3.Error, _StaleSchema) as err:
+        if not _is_damage(err):
+            # Busy, read-only, cannot open, disk full: the file may be fine, so never delete it.
+            raise CatalogueError(f"Cannot open the catalogue at {path}: {err}.") from err
+        # A cache is never trusted when in doubt: throw it away and start again.
+        reason = str(err) or type(err).__name__
+        _delete_files(path)
+        try:
+            return _open_checked(path), reason
+        except (sqlite3.Error, _StaleSchema) as again:
+            raise CatalogueError(f"Cannot create the catalogue at {path}: {again}.") from again
+
+
+def _open_checked(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=True)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-65536")
+        if _schema_state(conn) == (0, 0):
+            with transaction(conn):
+                # Check again under the write lock: another process may have just created it.
+                if _schema_state(conn) == (0, 0):
+                    for statement in _SCHEMA:
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        version, _tables = _schema_state(conn)
+        if version != SCHEMA_VERSION:
+            raise _StaleSchema(f"schema version {version}, expected {SCHEMA_VERSION}")
+        conn.execute(f"SELECT {KNOWN_COLUMNS} FROM files LIMIT 1").fetchall()
+        conn.execute("SELECT line, tokens, text_id, on_path FROM entries LIMIT 1").fetchall()
+        conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
+        conn.execute("SELECT id, key FROM texts LIMIT 1").fetchall()
+        conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _delete_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+        except OSError as err:
+            raise CatalogueError(f"Cannot remove the damaged catalogue {path}: {os_reason(err)}.") from err
+
+
+class _StaleSchema(Exception):
+    pass
+
+
+def _schema_state(conn: sqlite3.Connection) -> tuple[int, int]:
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables: int = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    return version, tables
+
+
+def _is_damage(err: BaseException) -> bool:
+    """True when ``err`` says the catalogue file itself is unusable (so it is rebuilt, not reported)."""
+    if isinstance(err, _StaleSchema):
+        return True
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
+        return True
+    # A table or column of this schema version is missing: someone else's file, or a damaged one.
+    return name == "SQLITE_ERROR" and "no such" in str(err)
+
+
+def os_reason(err: BaseException) -> str:
+    """The operating system's words for ``err`` (``strerror``), else its text, else its type's name."""
+    reason = getattr(err, "strerror", None)
+    return reason if isinstance(reason, str) and reason else str(err) or type(err).__name__
+
+
+@contextmanager
+def sqlite_errors(action: str) -> Iterator[None]:
+    """Turn SQLite failures (locked for too long, disk full, I/O errors) into one CatalogueError."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise CatalogueError(f"Cannot {action} the catalogue: {err}.") from err
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error), for a connection in autocommit mode."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as err:
+        conn.execute("ROLLBACK")
+        raise CatalogueError(f"Cannot write the catalogue: {err}.") from err

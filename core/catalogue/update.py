@@ -1,0 +1,315 @@
+"""Bringing the catalogue up to date: which files changed and how, batches, and writing a file's rows.
+
+Session files are append-only, so a file that grew and whose first bytes and last bytes read are
+unchanged is read only from where the last pass stopped (:mod:`core.catalogue.append`); a file that
+shrank, was replaced or changed its header is read again whole (:func:`write_whole`); a deleted file
+leaves the catalogue. A pass over an unchanged history only stats files (:func:`plan_refresh`).
+
+Text is stored once however many entries hold it (content addressing): forks and clones copy their
+parent's entries, and the same file is read or the same output printed again and again. Each distinct
+text gets one FTS row; ``texts`` maps its key (64 bits of its SHA-1) to that rowid, and each
+searchable entry's row in ``entries`` points at it. A contentless FTS table cannot delete rows
+without their text, so the text rows of a re-indexed or deleted file stay behind; every query joins
+on ``entries``, so they never show, and a file that is read again finds its texts already there.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple, TypeAlias
+
+from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, WholeRead, guards
+from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
+from core.catalogue.search_text import clean_text
+from core.session.discovery import stat_session_files
+
+ProgressCallback: TypeAlias = Callable[[int, int, int, int], None]
+"""``progress(files_done, files_total, bytes_done, bytes_total)``."""
+
+_REMEMBERED_TEXTS = 500_000  # about 60 MB of keys in a refresh pass's memory
+_LOOKUP_CHUNK = 500  # keys per "key IN (...)" query, well under SQLite's limit of bound variables
+
+
+@dataclass
+class RefreshStats:
+    """What one :meth:`core.catalogue.Catalogue.refresh` pass did.
+
+    Attributes:
+        files_seen: session files found under the roots.
+        files_indexed: files read whole (new, or changed in a way that is not an append).
+        files_appended: files read only from where the last pass stopped.
+        files_removed: files that disappeared and left the catalogue.
+        files_from_readers: of the files read whole, those read by worker processes.
+        readers: worker processes started (0: everything was read in this process).
+        bytes_read: bytes of session files read.
+        seconds: wall time of the pass.
+        cancelled: the pass stopped early because ``cancel`` was set.
+        errors: one sentence per file that could not be read.
+    """
+
+    files_seen: int = 0
+    files_indexed: int = 0
+    files_appended: int = 0
+    files_removed: int = 0
+    files_from_readers: int = 0
+    readers: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+class WorkItem(NamedTuple):
+    """One file a pass brings up to date.
+
+    Attributes:
+        path: the file.
+        st: its stat, taken by the pass.
+        row: what the catalogue holds for it (None: a new file).
+        resume: True when only what was appended needs reading.
+        size: bytes to read (the appended part, or the whole file).
+    """
+
+    path: str
+    st: os.stat_result
+    row: KnownFile | None
+    resume: bool
+    size: int
+
+
+def plan_refresh(conn: sqlite3.Connection, root_paths: list[Path], stats: RefreshStats) -> list[WorkItem]:
+    """The files under ``root_paths`` that changed since the last pass, newest first.
+
+    Files that disappeared leave the catalogue here (``stats.files_removed``); ``stats.files_seen``
+    counts the files found. An unchanged file costs a stat and nothing else.
+    """
+    # Only what the unchanged test needs: the rest (guards, header) is fetched for changed files.
+    known = {
+        path: (file_id, identity)
+        for file_id, path, *identity in conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")
+    }
+    found: dict[str, os.stat_result] = {}
+    for root in root_paths:
+        found.update(stat_session_files(root))  # root paths are absolute: so are these
+    stats.files_seen = len(found)
+    # Only files a root's search reaches can be gone: `list ~` must not drop every session
+    # catalogued from ~/.pi/agent/sessions just because they lie deeper than it looks.
+    reach = roots_reach(root_paths)
+    gone = [ident[0] for path, ident in known.items() if path not in found and within(path, reach)]
+    if gone:
+        with transaction(conn):
+            for file_id in gone:
+                delete_file_rows(conn, file_id)
+        stats.files_removed = len(gone)
+    work = []
+    for path, st in found.items():
+        ident = known.get(path)
+        if ident is not None and ident[1] == [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]:
+            continue  # unchanged: a stat was all it cost
+        row = None
+        if ident is not None:
+            row = KnownFile._make(
+                conn.execute(f"SELECT {KNOWN_COLUMNS} FROM files WHERE id = ?", (ident[0],)).fetchone()
+            )
+        resume = row is not None and can_resume(path, st, row)
+        work.append(
+            WorkItem(path, st, row, resume, st.st_size - row.read_end if resume and row else st.st_size)
+        )
+    # Newest first, so a list can show recent sessions while older ones are still read.
+    work.sort(key=lambda item: item.st.st_mtime_ns, reverse=True)
+    return work
+
+
+def can_resume(path: str, st: os.stat_result, row: KnownFile) -> bool:
+    """True when the file only grew since the last pass: same inode, not smaller, bytes read unchanged."""
+    if (row.dev, row.ino) != (st.st_dev, st.st_ino) or st.st_size < row.read_end:
+        return False
+    if row.header is None or (row.version or 0) < 2:
+        return False  # without a header, or with v1 ids chained by position, only a whole read is right
+    if row.unterminated:
+        # The last pass ended on an entry whose newline was missing: whatever follows decides how that
+        # line reads, so read the file again whole (rare: the reference always ends lines).
+        return False
+    try:
+        head, tail = guards(path, row.read_end)
+    except OSError:
+        return False
+    return head == row.head and tail == row.tail
+
+
+def roots_reach(roots: Iterable[str | os.PathLike[str]]) -> set[str]:
+    """The roots as absolute paths, for :func:`within`."""
+    return {os.path.abspath(r) for r in roots}
+
+
+def within(path: str, reach: set[str]) -> bool:
+    """True when a refresh of the roots finds ``path``: a root itself, or a file in one or in a sub-folder.
+
+    The same rule as :func:`core.session.discovery.find_session_files`.
+    """
+    parent = path.rpartition(os.sep)[0]
+    return path in reach or parent in reach or parent.rpartition(os.sep)[0] in reach
+
+
+class Batch:
+    """One write transaction over the files read in about a quarter of a second, a savepoint per file.
+
+    Committing after every file cost a third of a cold build (FTS5 writes a segment per commit);
+    a quarter of a second bounds how long another writer waits and how far a list reading the
+    catalogue lags behind. A file whose writing fails is undone alone (its savepoint).
+
+    ``indexed`` maps the keys of texts known to be indexed to their FTS rowid, sparing lookups.
+    It is only a cache: emptied when anything is rolled back, and when it grows too big.
+    """
+
+    SECONDS = 0.25
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.began: float | None = None
+        self.indexed: dict[int, int] = {}
+
+    @contextmanager
+    def file(self) -> Iterator[sqlite3.Connection]:
+        """The connection, inside the batch's transaction (begun if needed) and a savepoint."""
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.began = time.monotonic()
+        self.conn.execute("SAVEPOINT file")
+        try:
+            yield self.conn
+        except BaseException:
+            self.indexed.clear()  # it may hold keys of rows now undone
+            if self.conn.in_transaction:  # some errors (a full disk) roll the whole transaction back
+                self.conn.execute("ROLLBACK TO file")
+                self.conn.execute("RELEASE file")
+            raise
+        self.conn.execute("RELEASE file")
+
+    def maybe_commit(self) -> bool:
+        """Commit when the transaction is a quarter of a second old; True when it did."""
+        if self.began is not None and time.monotonic() - self.began >= self.SECONDS:
+            self.commit()
+            return True
+        return False
+
+    def commit(self) -> None:
+        """Commit what the batch wrote (nothing happens when nothing is open)."""
+        self.began = None
+        if len(self.indexed) > _REMEMBERED_TEXTS:
+            self.indexed.clear()
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self.abort()
+                raise CatalogueError(f"Cannot write the catalogue: {err}.") from err
+
+    def abort(self) -> None:
+        """Roll back what the batch wrote since its last commit (nothing happens after a commit)."""
+        self.began = None
+        if self.conn.in_transaction:
+            self.indexed.clear()
+            self.conn.execute("ROLLBACK")
+
+
+class MissingText(Exception):
+    """A worker left out a text it had handed over, but the catalogue has no row for it.
+
+    It happens only when rows written from an earlier hand-over were rolled back; the file is then
+    read again in this process, with every text.
+    """
+
+
+def write_whole(batch: Batch, read: WholeRead) -> None:
+    """Replace whatever the catalogue held for a file with a whole read of it.
+
+    Raises:
+        MissingText: the read left out a text the catalogue does not hold (see :class:`MissingText`).
+    """
+    with batch.file() as conn:
+        # By path, inside the write lock: another process may have catalogued it meanwhile.
+        for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (read.path,)).fetchall():
+            delete_file_rows(conn, old_id)
+        file_id = conn.execute(
+            "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
+            " VALUES (?, 0, 0, 0, x'', x'')",
+            (read.path,),
+        ).lastrowid
+        assert file_id is not None  # an INSERT into a rowid table always gives one
+        insert_entries(conn, file_id, read.entries, read.texts, batch.indexed)
+        insert_overrides(conn, file_id, read.overrides)
+        assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
+        conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
+
+
+def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
+    """Remove a file and its entries and overrides from the catalogue (its FTS rows stay, unseen)."""
+    # FTS rows of a contentless table stay behind; without an entries row no query returns them.
+    conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def insert_overrides(conn: sqlite3.Connection, file_id: int, rows: list[OverrideRow]) -> None:
+    """Insert ``(target, tokens, cost)`` rows of a file's ``child_usage_attributed`` results."""
+    if rows:
+        insert_rows(
+            conn, "INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)", [(file_id, *r) for r in rows]
+        )
+
+
+def insert_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:
+    """``executemany`` of an idempotent ``INSERT OR REPLACE``; text SQLite refuses is cleaned, then retried.
+
+    Checking every value up front would cost more than the rare retry (lone surrogates in ids).
+    """
+    try:
+        conn.executemany(sql, rows)
+    except UnicodeEncodeError:
+        conn.executemany(sql, [tuple(map(clean_text, row)) for row in rows])
+
+
+def insert_entries(
+    conn: sqlite3.Connection,
+    file_id: int,
+    rows: list[EntryRow],
+    texts: dict[int, str],
+    indexed: dict[int, int],
+) -> None:
+    """Insert :func:`core.catalogue.reading.entry_rows` of a file, and FTS rows for texts not indexed before.
+
+    ``indexed`` maps text keys known to be in ``texts`` to their FTS rowid (see :class:`Batch`);
+    the keys this file found or added are put in it.
+
+    Raises:
+        MissingText: a new text is not in ``texts``.
+    """
+    unknown = list({row[12] for row in rows if row[12] is not None and row[12] not in indexed})
+    for start in range(0, len(unknown), _LOOKUP_CHUNK):
+        chunk = unknown[start : start + _LOOKUP_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        indexed.update(conn.execute(f"SELECT key, id FROM texts WHERE key IN ({marks})", chunk).fetchall())
+    new = [key for key in unknown if key not in indexed]
+    if new:
+        if any(key not in texts for key in new):
+            raise MissingText
+        # Explicit ids (inside this write transaction nobody else can take them) spare a round
+        # trip per row; AUTOINCREMENT keeps the ids of left-behind FTS rows from being reused.
+        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'texts'").fetchone()
+        first = (seq[0] if seq else 0) + 1
+        ids = [(first + i, key) for i, key in enumerate(new)]
+        conn.executemany("INSERT INTO texts(id, key) VALUES (?, ?)", ids)
+        conn.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", [(i, texts[key]) for i, key in ids])
+        indexed.update((key, i) for i, key in ids)
+    insert_rows(
+        conn,
+        "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, *row[:12], None if row[12] is None else indexed[row[12]], row[13]) for row in rows],
+    )

@@ -1,0 +1,48 @@
+"""How the command line speaks: its name in messages, usage errors, lines, JSON, local times."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+
+PROG = "prime-sessions"
+
+
+class UsageError(Exception):
+    """The command line itself is wrong; ``main`` prints it as one line and exits with status 2."""
+
+
+def json_bytes(value: object, indent: bool = False) -> bytes:
+    """``value`` as JSON bytes; lone surrogates are written as escapes, as ``JSON.stringify`` does."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+    except (TypeError, orjson.JSONEncodeError):
+        # Lone surrogates (from a "\ud800" escape, which JSON.parse accepts) cannot be UTF-8. Write them
+        # back as the same escapes, as JSON.stringify does; everything else is written as orjson would.
+        import json
+
+        text = json.dumps(value, indent=2 if indent else None, ensure_ascii=False)
+        return text.encode("utf-8", "backslashreplace")
+
+
+def emit_json(value: object) -> None:
+    """Write ``value`` to standard output as indented JSON and a newline."""
+    data = json_bytes(value, indent=True)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data + b"\n")
+
+
+def out(text: str) -> None:
+    """Write one line to standard output."""
+    sys.stdout.write(text + "\n")
+
+
+def local_time(iso: str | None) -> str:
+    """``2026-03-05 12:12`` in the user's time zone for an ISO UTC time (blank padding when unknown)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso or "").astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return " " * 16

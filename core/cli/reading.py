@@ -1,0 +1,354 @@
+"""The reading commands: ``list``, ``index``, ``search``, ``show``, ``context``, ``tree`` and ``check``.
+
+None of them writes a session file (``index``, ``list`` and ``search`` write the catalogue, a cache).
+Modules only some commands need are imported inside those commands: ``check`` on a large file is
+measured against a bare parse, whole process, so start-up time counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from core.cli.output import PROG, emit_json, json_bytes, local_time, out
+from core.errors import PrimeSessionsError
+from core.session import Session, load_session
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.catalogue import Catalogue
+    from core.session import SessionSummary
+    from core.session.context import DefaultLeaf
+
+__all__ = ["add_commands", "tree_json"]
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the reading commands to the ``prime-sessions`` parser."""
+    p = sub.add_parser("list", help="list sessions from the catalogue (default: every known session folder)")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="a session folder or file")
+    p.add_argument("--json", action="store_true", help="print a JSON array of summaries")
+    _catalogue_options(p)
+    p.add_argument("--no-catalogue", action="store_true", help="read every file instead of the catalogue")
+    p.set_defaults(run=_list)
+
+    p = sub.add_parser("index", help="build or update the session catalogue (full-text search index)")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="a session folder or file")
+    p.add_argument("--catalogue", metavar="DIR", help="catalogue folder (default: the user cache)")
+    p.set_defaults(run=_index)
+
+    p = sub.add_parser("search", help="full-text search over every catalogued session")
+    p.add_argument("query", help='words, "exact phrases", prefix*, AND / OR / NOT')
+    p.add_argument("--root", dest="roots", action="append", metavar="ROOT", help="session folder to refresh")
+    p.add_argument("--cwd", help="only sessions of this project folder (and its sub-folders)")
+    p.add_argument("--since", metavar="DATE", help="only entries from this date (YYYY-MM-DD or ISO)")
+    p.add_argument("--until", metavar="DATE", help="only entries up to this date (inclusive)")
+    p.add_argument("--role", help="only messages of this role (user, assistant, toolResult, ...)")
+    p.add_argument("--tool", help="only entries calling or answering this tool")
+    p.add_argument("--model", help="only assistant messages of this model (substring)")
+    p.add_argument("--named", action="store_true", help="only sessions that have a name")
+    p.add_argument("--limit", type=int, default=50, help="at most this many hits (default 50)")
+    p.add_argument("--json", action="store_true", help="print {query, count, hits} as JSON")
+    _catalogue_options(p)
+    p.set_defaults(run=_search)
+
+    p = sub.add_parser("show", help="summary and the current branch of one session")
+    p.add_argument("file")
+    p.add_argument("--width", type=int, default=100, help="preview width in characters")
+    p.set_defaults(run=_show)
+
+    p = sub.add_parser("context", help="print what the model saw, as JSON")
+    p.add_argument("file")
+    p.add_argument("--leaf", help="entry id, or 'null' for the explicit empty leaf")
+    p.set_defaults(run=_context)
+
+    p = sub.add_parser("tree", help="print the entry tree")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print {roots, order, nodes} as JSON")
+    p.add_argument("--width", type=int, default=100, help="preview width in characters")
+    p.set_defaults(run=_tree)
+
+    p = sub.add_parser("check", help="report damaged lines, orphans, cycles; exit 1 on problems")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-v", "--verbose", action="store_true", help="also show informative notes")
+    p.set_defaults(run=_check)
+
+
+def _catalogue_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--catalogue", metavar="DIR", help="catalogue folder (default: the user cache)")
+    parser.add_argument("--no-refresh", action="store_true", help="use the catalogue as it is")
+
+
+# ---------------------------------------------------------------------------- list
+def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
+    """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
+    from core.session import find_session_files, summarize
+
+    summaries: list[SessionSummary] = []
+    seen: set[str] = set()
+    for root in roots:
+        for path in find_session_files(root):
+            key = os.path.realpath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                session = load_session(path, checksum=False)
+            except PrimeSessionsError as err:
+                problems.append(str(err))
+                continue
+            if session.header is None:
+                continue  # not a session file (the reference hides these too)
+            summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
+    summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
+    summaries.sort(key=lambda s: s.modified or "", reverse=True)
+    return summaries
+
+
+def _open_catalogue(args: argparse.Namespace) -> Catalogue:
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(args.catalogue)
+    if catalogue.rebuilt_reason:
+        print(
+            f"{PROG}: the catalogue was unusable ({catalogue.rebuilt_reason}); it is being rebuilt.",
+            file=sys.stderr,
+        )
+    return catalogue
+
+
+def _roots(args: argparse.Namespace) -> list[Path]:
+    from pathlib import Path
+
+    from core.session import default_roots
+
+    for root in args.roots or []:
+        if not Path(root).exists():
+            raise PrimeSessionsError(f"{root} does not exist.")
+    return [Path(r) for r in args.roots] if args.roots else default_roots()
+
+
+def _list(args: argparse.Namespace) -> int:
+    from core.catalogue import CatalogueError
+
+    roots = _roots(args)
+    problems: list[str] = []
+    if args.no_catalogue:
+        summaries = _scan_summaries(roots, problems)
+    else:
+        try:
+            catalogue = _open_catalogue(args)
+            try:
+                if not args.no_refresh:
+                    problems += catalogue.refresh(roots).errors
+                summaries = catalogue.summaries(roots)
+            finally:
+                catalogue.close()
+        except CatalogueError as err:
+            print(f"{PROG}: {err} Reading the session files directly instead.", file=sys.stderr)
+            summaries = _scan_summaries(roots, problems)
+    for problem in problems:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+    if args.json:
+        emit_json([s.to_json() for s in summaries])
+        return 0
+    if not summaries:
+        where = ", ".join(str(r) for r in roots)
+        out(f"No sessions found in {where}.")
+        return 0
+    for s in summaries:
+        title = " ".join(s.title.split())[:60]
+        out(
+            f"{local_time(s.modified)}  {s.messageCount:5d} msgs  "
+            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
+        )
+    out(f"{len(summaries)} sessions")
+    return 0
+
+
+# ---------------------------------------------------------------------------- index and search
+def _index(args: argparse.Namespace) -> int:
+    import threading
+
+    from core.cli.status import ProgressBar
+
+    roots = _roots(args)
+    catalogue = _open_catalogue(args)
+    bar = ProgressBar()
+    cancel = threading.Event()
+    try:
+        stats = catalogue.refresh(roots, progress=bar, cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    finally:
+        bar.finish()
+        catalogue.close()
+    for error in stats.errors:
+        print(f"{PROG}: {error}", file=sys.stderr)
+    helped = ""
+    if stats.readers:
+        helped = f" ({stats.files_from_readers} of them by {stats.readers} reader process(es))"
+    out(
+        f"{stats.files_seen} session files: {stats.files_indexed} read whole{helped}, {stats.files_appended} "
+        f"read from where they grew, {stats.files_removed} removed; {stats.bytes_read / 1e6:,.1f} MB read in "
+        f"{stats.seconds:.2f} s. Catalogue: {catalogue.path}"
+    )
+    return 1 if stats.errors else 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    catalogue = _open_catalogue(args)
+    try:
+        if not args.no_refresh:
+            for problem in catalogue.refresh(_roots(args)).errors:
+                print(f"{PROG}: {problem}", file=sys.stderr)
+        hits = catalogue.search(
+            args.query,
+            cwd=args.cwd,
+            since=args.since,
+            until=args.until,
+            role=args.role,
+            tool=args.tool,
+            model=args.model,
+            named_only=args.named,
+            limit=args.limit,
+        )
+    finally:
+        catalogue.close()
+    if args.json:
+        emit_json({"query": args.query, "count": len(hits), "hits": [h.to_json() for h in hits]})
+        return 0
+    if not hits:
+        out("No matches.")
+        return 0
+    for hit in hits:
+        branch = "" if hit.onCurrentBranch else "  (abandoned branch)"
+        title = hit.name or (hit.sessionId or "")[:8]
+        out(f"{local_time(hit.timestamp)}  {title}  {hit.entryId}  {hit.role}{branch}")
+        out(f"    {hit.snippet}")
+        out(f"    {hit.path}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- show
+def _show(args: argparse.Namespace) -> int:
+    from core.render import entry_preview
+    from core.session import summarize
+
+    session = load_session(args.file, checksum=False)
+    s = summarize(session)
+    out(f"Session   {s.id}")
+    out(f"File      {s.path}")
+    out(f"Project   {s.cwd}")
+    if s.name:
+        out(f"Name      {s.name}")
+    if s.parentSessionPath:
+        out(f"Parent    {s.parentSessionPath}")
+    out(f"Created   {s.created}    Modified {s.modified}")
+    out(f"Version   {s.version}    Entries {s.entryCount}    Messages {s.messageCount}")
+    out(f"Models    {', '.join(s.models) or '-'}")
+    out(f"Usage     {s.totalTokens:,} tokens    ${s.cost:.4f}")
+    if s.problems:
+        out(f"Problems  {s.problems} (run '{PROG} check {args.file}')")
+    out("")
+    path = session.path_to(session.leaf_id)
+    for entry, body in zip(path, session.bodies(path), strict=True):
+        label = session.label_for(entry.id)
+        badge = f" [{label}]" if label else ""
+        out(f"{entry.id}{badge}  {entry_preview(entry, body, width=args.width)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- context
+def _context(args: argparse.Namespace) -> int:
+    from core.session import DEFAULT_LEAF, iter_context
+
+    session = load_session(args.file, checksum=False)
+    leaf: str | DefaultLeaf | None = DEFAULT_LEAF
+    if args.leaf is not None:
+        leaf = None if args.leaf == "null" else args.leaf
+    settings, messages = iter_context(session, leaf)
+    # Written message by message (one per line): a 20,000-message context never sits in memory whole.
+    stream = sys.stdout.buffer
+    sys.stdout.flush()
+    stream.write(b'{"messages": [')
+    for index, message in enumerate(messages):
+        stream.write(b"\n" if index == 0 else b",\n")
+        stream.write(json_bytes(message))
+    stream.write(b"]")
+    for key, value in settings.items():
+        stream.write(b', "' + key.encode() + b'": ' + json_bytes(value))
+    stream.write(b"}\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------- tree
+def tree_json(session: Session) -> dict[str, object]:
+    """The tree as the oracle prints it: ``{roots, order, nodes{id: {type, parentId, children, ...}}}``."""
+    tree = session.tree
+    nodes: dict[str, dict[str, object]] = {}
+    for entry_id in tree.order:
+        entry = session.by_id[entry_id]
+        node: dict[str, object] = {
+            "type": entry.type,
+            "parentId": entry.parent_id,
+            "children": [c.id for c in tree.children_of(entry_id)],
+        }
+        if entry.kind == "message":
+            node["role"] = entry.role
+        label = session.label_for(entry_id)
+        if label is not None:
+            node["label"] = label
+            node["labelTimestamp"] = session.label_timestamp(entry_id)
+        nodes[entry_id] = node
+    return {"roots": [e.id for e in tree.roots], "order": tree.order, "nodes": nodes}
+
+
+def _tree(args: argparse.Namespace) -> int:
+    from core.render import entry_preview
+
+    session = load_session(args.file, checksum=False)
+    if args.json:
+        emit_json(tree_json(session))
+        return 0
+    on_path = {e.id for e in session.path_to(session.leaf_id)}
+    leaf = session.leaf_id
+    entries = session.tree.walk()
+    wanted = [(e, d) for e, d in entries]
+    lines = []
+    for (entry, depth), body in zip(wanted, session.bodies(e for e, _ in wanted), strict=True):
+        marker = "@" if entry.id == leaf else ("*" if entry.id in on_path else " ")
+        label = session.label_for(entry.id)
+        badge = f"[{label}] " if label else ""
+        lines.append(
+            f"{marker} {'  ' * depth}{entry.id} {badge}{entry_preview(entry, body, width=args.width)}"
+        )
+    sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
+    return 0
+
+
+# ---------------------------------------------------------------------------- check
+def _check(args: argparse.Namespace) -> int:
+    status = 0
+    for file in args.files:
+        try:
+            session = load_session(file, checksum=False)
+        except PrimeSessionsError as err:
+            print(f"{PROG}: {err}", file=sys.stderr)
+            status = 1
+            continue
+        found = session.diagnostics
+        problems = [d for d in found if d.is_problem]
+        shown = found if args.verbose else problems
+        for diagnostic in shown:
+            out(diagnostic.format(file))
+        if problems:
+            status = 1
+        verdict = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}" if problems else "ok"
+        # Every distinct id is one tree node (loops are cut, duplicates resolved), so by_id is the count.
+        out(f"{file}: {verdict} ({len(session.entries)} entries, {len(session.by_id)} in the tree)")
+    return status
