@@ -25,12 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["MessagePaneController"]
 
 
-def _context_messages(session: Session, entry_id: str | None) -> list[dict[str, object]]:
-    """Worker: the messages the model saw at ``entry_id`` (reads many bodies)."""
+def _context_messages(session: Session, entry_id: str | None) -> list[object]:
+    """Worker: the messages the model saw at ``entry_id`` (reads many bodies; a damaged one is not a dict)."""
     from core.session import build_context
 
-    messages: list[dict[str, object]] = build_context(session, entry_id)["messages"]
-    return messages
+    return build_context(session, entry_id)["messages"]
 
 
 class MessagePaneController(QObject):
@@ -111,7 +110,7 @@ class MessagePaneController(QObject):
                 self.context_mode and self._session is session and shown is not None and shown.id == entry_id
             )
 
-        def built(messages: list[dict[str, object]]) -> None:
+        def built(messages: list[object]) -> None:
             if not current():
                 return  # the selection moved on
             self.view.show_context(session, entry, messages)

@@ -50,7 +50,7 @@ class MessageView(QTextBrowser):
         self._session: Session | None = None
         self._entry: Entry | None = None
         self._expanded: set[str] = set()
-        self._context: list[dict] | None = None  # the messages of context mode, None otherwise
+        self._context: list[object] | None = None  # the messages of context mode, None otherwise
         self._context_start = 0  # index of the first context message rendered
         self._dark = is_dark()
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
@@ -74,7 +74,7 @@ class MessageView(QTextBrowser):
         return frozenset(self._expanded)
 
     @property
-    def context_messages(self) -> list[dict] | None:
+    def context_messages(self) -> list[object] | None:
         """The messages shown in context mode (all of them, not only those rendered), else None."""
         return self._context
 
@@ -91,11 +91,12 @@ class MessageView(QTextBrowser):
         self._session, self._entry = session, entry
         self.rerender()
 
-    def show_context(self, session: Session, entry: Entry | None, messages: list[dict]) -> None:
+    def show_context(self, session: Session, entry: Entry | None, messages: list[object]) -> None:
         """Render ``messages`` (what the model saw at ``entry``) as a conversation, the last ones first.
 
         Only the last :data:`CONTEXT_WINDOW` messages are rendered; an ``action:more/context`` link at the
-        top renders the previous window in front of them.
+        top renders the previous window in front of them. A message that is not an object (a damaged line
+        the reference passes through) is shown as an empty one.
         """
         self._expanded.clear()
         self._session, self._entry = session, entry
@@ -162,18 +163,18 @@ class MessageView(QTextBrowser):
         for i in shown:
             if i in answered:
                 continue
-            message = messages[i] if isinstance(messages[i], dict) else {}
-            results: dict[str, dict] | None = None
+            message = _as_object(messages[i])
+            results: dict[str, dict[str, object]] | None = None
             if message.get("role") == "assistant":
                 results = {}
                 j = i + 1
-                while j < len(messages) and isinstance(messages[j], dict):
-                    role = messages[j].get("role")
+                while j < len(messages) and isinstance(later := messages[j], dict):
+                    role = later.get("role")
                     if role == "assistant":
                         break
-                    call_id = messages[j].get("toolCallId")
+                    call_id = later.get("toolCallId")
                     if role == "toolResult" and isinstance(call_id, str) and call_id not in results:
-                        results[call_id] = {"message": messages[j]}
+                        results[call_id] = {"message": later}
                         answered.add(j)
                     j += 1
             parts.append(render_entry(_context_entry(i, message), {"message": message}, results, options))
@@ -253,7 +254,12 @@ class MessageView(QTextBrowser):
             self.rerender()
 
 
-def _context_entry(index: int, message: dict) -> Entry:
+def _as_object(message: object) -> dict[str, object]:
+    """A context message as an object; a damaged one (a string, a number) as an empty one."""
+    return message if isinstance(message, dict) else {}
+
+
+def _context_entry(index: int, message: dict[str, object]) -> Entry:
     """A stand-in index record for context message ``index`` (block keys and image links use its id)."""
     role = message.get("role")
     return Entry(
