@@ -6,7 +6,7 @@ same number (the tree once showed 3,600 tokens as "4k" while the message view sa
 
 from __future__ import annotations
 
-__all__ = ["duration", "short_cost", "short_tokens", "total_cost", "whole_tokens"]
+__all__ = ["dollars", "duration", "short_cost", "short_tokens", "total_cost", "whole_tokens"]
 
 
 def short_tokens(value: float | None) -> str:
@@ -42,6 +42,11 @@ def whole_tokens(value: float) -> str:
 def short_cost(value: float) -> str:
     """A cost in dollars for one message: ``"$0.0176"`` below a dollar, ``"$1.23"`` from a dollar up."""
     return f"${value:.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def dollars(value: float) -> str:
+    """A cost in dollars and cents with thousands separators, as lists show it: ``"$1,234.56"``."""
+    return f"${value:,.2f}"
 
 
 def total_cost(value: float) -> str:

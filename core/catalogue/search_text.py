@@ -12,6 +12,7 @@ from typing import TypeVar, overload
 
 import orjson
 
+from core.body import joined_text
 from core.session.entry import Entry
 from core.session.jsonl import JsonObject
 from core.timefmt import js_date_ms
@@ -66,18 +67,6 @@ class Doc:
         self.tools = tools
         self.model = model
         self.ts_ms = ts_ms
-
-
-def _content_text(content: object) -> list[str]:
-    if type(content) is str:
-        return [content]
-    if type(content) is not list:
-        return []
-    return [
-        b["text"]
-        for b in content
-        if type(b) is dict and b.get("type") == "text" and type(b.get("text")) is str
-    ]
 
 
 def _arguments_text(arguments: object) -> str:
@@ -142,21 +131,21 @@ def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
         elif role == "toolResult":
             tool = message.get("toolName")
             tools = tool if isinstance(tool, str) else ""
-            parts = _content_text(message.get("content"))
+            parts = [joined_text(message.get("content"))]
         elif role == "bashExecution":
             tools = "bash"
             parts = [str(message.get("command") or ""), str(message.get("output") or "")]
         elif role in ("branchSummary", "compactionSummary"):
             parts = [str(message.get("summary") or "")]
         else:  # user, custom, hookMessage and anything unknown with content
-            parts = _content_text(message.get("content"))
+            parts = [joined_text(message.get("content"))]
     elif kind in ("compaction", "branch_summary"):
         role = kind
         summary = obj.get("summary")
         parts = [summary] if isinstance(summary, str) else []
     elif kind == "custom_message":
         role = kind
-        parts = _content_text(obj.get("content"))
+        parts = [joined_text(obj.get("content"))]
         custom_type = obj.get("customType")
         if isinstance(custom_type, str):
             tools = custom_type

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
 from core.errors import PrimeSessionsError
+from core.formatting import total_cost, whole_tokens
 from core.session import Session, load_session
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ def _show(args: argparse.Namespace) -> int:
     out(f"Created   {s.created}    Modified {s.modified}")
     out(f"Version   {s.version}    Entries {s.entryCount}    Messages {s.messageCount}")
     out(f"Models    {', '.join(s.models) or '-'}")
-    out(f"Usage     {s.totalTokens:,} tokens    ${s.cost:.4f}")
+    out(f"Usage     {whole_tokens(s.totalTokens)} tokens    {total_cost(s.cost)}")
     if s.problems:
         out(f"Problems  {s.problems} (run '{PROG} check {args.file}')")
     out("")

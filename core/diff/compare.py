@@ -35,21 +35,13 @@ from collections.abc import Sequence
 
 from core.diff.align import align
 from core.diff.messages import messages
-from core.diff.patience import matching_blocks
-from core.diff.tokens import line_ops, word_ops
-from core.diff.types import CHANGED as CHANGED  # the row kinds are re-exported for callers
-from core.diff.types import DELETED as DELETED
-from core.diff.types import INSERTED as INSERTED
-from core.diff.types import SAME as SAME
 from core.diff.types import (
+    SAME,
     BranchDiff,
     CommonPart,
     DiffMessage,
     DiffRow,
-    Op,
-    Section,
     SideSummary,
-    ToolCall,
     counts,
 )
 from core.errors import InvalidRequestError
@@ -57,25 +49,13 @@ from core.session import Entry
 from core.session.session import Session, entries_usage
 
 __all__ = [
-    "BranchDiff",
-    "CommonPart",
-    "DiffMessage",
-    "DiffRow",
-    "Op",
-    "Section",
-    "SideSummary",
-    "ToolCall",
-    "align",
     "change_starts",
     "diff_paths",
     "diff_sessions",
     "find_parent_file",
     "fold_runs",
-    "line_ops",
-    "matching_blocks",
     "resolve_entry",
     "resolve_parent_session",
-    "word_ops",
 ]
 
 CONTENT_KINDS = frozenset({"message", "compaction", "branch_summary", "custom_message"})

@@ -25,6 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont
 
+from core.formatting import dollars, whole_tokens
 from gui.models.roles import Role
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
@@ -35,9 +36,7 @@ __all__ = [
     "Column",
     "SessionColumn",
     "SessionListModel",
-    "format_cost",
     "format_modified",
-    "format_tokens",
     "modified_sort_key",
     "one_line",
 ]
@@ -84,16 +83,6 @@ def modified_sort_key(value: str | None) -> float:
     return parsed.timestamp()
 
 
-def format_tokens(value: float) -> str:
-    """Grouped thousands: ``1,339,486``."""
-    return f"{round(value):,}"
-
-
-def format_cost(value: float) -> str:
-    """Dollars with cents: ``$0.14``."""
-    return f"${value:,.2f}"
-
-
 @dataclass(frozen=True, slots=True)
 class Column:
     """One column of the session list: how it is titled, shown and sorted.
@@ -124,8 +113,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("Project", lambda s: s.cwd, lambda s: s.cwd.casefold()),
     Column("Modified", lambda s: format_modified(s.modified), lambda s: modified_sort_key(s.modified)),
     Column("Messages", lambda s: str(s.messageCount), lambda s: int(s.messageCount), numeric=True),
-    Column("Tokens", lambda s: format_tokens(s.totalTokens), lambda s: float(s.totalTokens), numeric=True),
-    Column("Cost", lambda s: format_cost(s.cost), lambda s: float(s.cost), numeric=True),
+    Column("Tokens", lambda s: whole_tokens(s.totalTokens), lambda s: float(s.totalTokens), numeric=True),
+    Column("Cost", lambda s: dollars(s.cost), lambda s: float(s.cost), numeric=True),
 )
 assert len(COLUMNS) == len(SessionColumn)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from core.diff.compare import (
+from core.diff import (
     CHANGED,
     DELETED,
     INSERTED,
@@ -19,11 +19,10 @@ from core.diff.compare import (
     diff_paths,
     diff_sessions,
     fold_runs,
-    line_ops,
     resolve_entry,
     resolve_parent_session,
-    word_ops,
 )
+from core.diff.tokens import line_ops, word_ops
 from core.errors import InvalidRequestError
 from core.session import load_session
 from core.writing import fork_session
@@ -556,7 +555,9 @@ def test_repeated_and_unrelated_messages_align_without_quadratic_work() -> None:
     # difflib over these took minutes (a thousand identical results; role sequences of two unrelated
     # sessions); the patience anchors and the linear pairing keep them to a blink. No timing is asserted:
     # a regression shows as a test run that does not end.
-    from core.diff.compare import DiffMessage, align, matching_blocks
+    from core.diff import DiffMessage
+    from core.diff.align import align
+    from core.diff.patience import matching_blocks
 
     ok_left = [DiffMessage(f"l{i}", "message", "toolResult", result="ok") for i in range(3000)]
     ok_right = [DiffMessage(f"r{i}", "message", "toolResult", result="ok") for i in range(3100)]

@@ -12,9 +12,10 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
 from core import load_session, summarize
+from core.formatting import dollars, whole_tokens
 from core.session import SessionSummary
 from gui.models import COLUMNS, Role, SessionColumn, SessionFilterProxy, SessionListModel
-from gui.models.session_list_model import format_cost, format_modified, format_tokens, one_line
+from gui.models.session_list_model import format_modified, one_line
 from tests.conftest import DEMO, REPO, SAMPLES
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
@@ -107,11 +108,12 @@ def test_display_values(model, summaries):
 
 
 def test_formatters():
-    assert format_tokens(1339486) == "1,339,486"
-    assert format_tokens(45) == "45"
-    assert format_tokens(1234.6) == "1,235"
-    assert format_cost(0.0) == "$0.00"
-    assert format_cost(1.6056855) == "$1.61"
+    assert whole_tokens(1339486) == "1,339,486"
+    assert whole_tokens(45) == "45"
+    assert whole_tokens(1234.6) == "1,235"
+    assert dollars(0.0) == "$0.00"
+    assert dollars(1.6056855) == "$1.61"
+    assert dollars(1234.5) == "$1,234.50"
     assert format_modified(None) == ""
     assert format_modified("not a date") == ""
     assert format_modified("2026-03-04T09:23:20.343Z")[:4] == "2026"
@@ -547,5 +549,12 @@ def test_gui_models_import_no_core_io_modules():
         "core.writing.writer",
     }
     assert not io_modules & set(core_modules), core_modules
-    assert set(core_modules) <= {"core", "core.lazy", "core.session", "core.session.summary", "core.timefmt"}
+    assert set(core_modules) <= {
+        "core",
+        "core.formatting",
+        "core.lazy",
+        "core.session",
+        "core.session.summary",
+        "core.timefmt",
+    }
     assert sqlite_loaded == "False"
