@@ -12,7 +12,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -29,6 +28,7 @@ from core.catalogue.snippets import make_snippet, mark_spans, query_terms
 from core.session import load_session, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from tests.conftest import DEMO, EXPECTED, REPO, SAMPLES
+from tests.helpers import run_cli
 
 PI = SAMPLES / "pi-layout" / "sessions"
 SPEC = SAMPLES / "spec-layout"
@@ -1262,18 +1262,7 @@ def test_refreshing_and_searching_never_write_session_files(cat: Catalogue, tmp_
 
 # ---------------------------------------------------------------------------- command line
 def cli(*args: str | Path, catalogue: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PRIME_SESSIONS_CATALOGUE": str(catalogue)}
-    env.pop("PRIME_SESSIONS_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "core.cli", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-        env=env,
-    )
+    return run_cli(*args, env={"PRIME_SESSIONS_CATALOGUE": str(catalogue)}, cwd=cwd)
 
 
 COUNTS = re.compile(

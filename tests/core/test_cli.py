@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from tests.conftest import EXPECTED, REPO, SAMPLES
+from tests.helpers import run_cli
 
 INDEX = json.loads((EXPECTED / "index.json").read_text())
 PI = SAMPLES / "pi-layout" / "sessions"
@@ -26,18 +27,7 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def run(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    env.pop("PRIME_SESSIONS_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "core.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-        check=False,
-        env=env,
-    )
+    return run_cli(*args, timeout=timeout)
 
 
 def assert_clean(result: subprocess.CompletedProcess[str]) -> None:

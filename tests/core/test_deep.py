@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,8 @@ import pytest
 
 from core import build_context, load_session, summarize
 from core.session import Session
-from tests.conftest import REPO, shallow_stack
+from tests.conftest import shallow_stack
+from tests.helpers import run_cli
 
 N = 100_000
 HEADER = {
@@ -100,9 +100,7 @@ def compacted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "core.cli", *args], cwd=REPO, capture_output=True, timeout=300, check=False
-    )
+    return run_cli(*args, timeout=300, text=False)
 
 
 # ---------------------------------------------------------------------------- in process

@@ -14,22 +14,13 @@ from core import load_session
 from core.cli.edit import session_title
 from tests.core.test_trash import demo_copies, in_trash
 from tests.core.test_writer import BRANCHES, LINEAR, copy_into, lines_of, oracle
+from tests.helpers import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "core.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, **(env or {}), "PYTHONIOENCODING": "utf-8"},
-    )
+    return run_cli(*args, env=env)
 
 
 def run_on_a_terminal(answer: bytes, *args: str | Path, env: dict[str, str]) -> tuple[int, bytes]:

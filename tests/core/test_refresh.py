@@ -14,6 +14,7 @@ from core import build_context, load_session
 from core.errors import SessionReadError
 from core.session import Session
 from tests.conftest import SAMPLES
+from tests.helpers import append_bytes
 
 PI = SAMPLES / "pi-layout" / "sessions"
 LINEAR = (
@@ -30,11 +31,6 @@ def relink(line: bytes, **changes: object) -> bytes:
     obj = orjson.loads(line)
     obj.update(changes)
     return orjson.dumps(obj)
-
-
-def append(path: Path, data: bytes) -> None:
-    with open(path, "ab") as handle:
-        handle.write(data)
 
 
 def snapshot(session: Session) -> dict:
@@ -69,7 +65,7 @@ def test_appending_complete_lines_yields_exactly_the_new_entries(base: Path) -> 
     assert len(session.entries) == 20
     assert session.leaf_id == "a1285bb6"
     tree_before = session.tree
-    append(base, b"\n".join(LINES[21:24]) + b"\n")
+    append_bytes(base, b"\n".join(LINES[21:24]) + b"\n")
     result = session.refresh()
     assert not result.reloaded
     assert result.reason is None
@@ -101,7 +97,7 @@ def test_an_unchanged_file_returns_nothing(base: Path) -> None:
 def test_refresh_after_refresh_continues_line_numbers(base: Path) -> None:
     session = load_session(base)
     for index in range(21, 32):
-        append(base, LINES[index] + b"\n")
+        append_bytes(base, LINES[index] + b"\n")
         result = session.refresh()
         assert [e.line for e in result.appended] == [index + 1]
     assert session.leaf_id == LEAF
@@ -112,14 +108,14 @@ def test_a_partial_last_line_is_held_back_until_its_newline_arrives(base: Path) 
     session = load_session(base)
     line = LINES[21]
     half = len(line) // 2
-    append(base, line[:half])
+    append_bytes(base, line[:half])
     result = session.refresh()
     assert result.appended == [] and not result.reloaded
     assert len(session.entries) == 20
     assert [(d.line, d.kind) for d in session.diagnostics] == [(22, "truncated-line")]
     # still held back when nothing more arrived
     assert session.refresh().appended == []
-    append(base, line[half:] + b"\n")
+    append_bytes(base, line[half:] + b"\n")
     result = session.refresh()
     assert not result.reloaded
     assert [e.id for e in result.appended] == ["11ced525"]
@@ -131,11 +127,11 @@ def test_a_partial_last_line_is_held_back_until_its_newline_arrives(base: Path) 
 
 def test_a_line_whose_newline_comes_later_is_read_once(base: Path) -> None:
     session = load_session(base)
-    append(base, LINES[21])  # complete JSON, no newline yet: indexed at once
+    append_bytes(base, LINES[21])  # complete JSON, no newline yet: indexed at once
     result = session.refresh()
     assert [e.id for e in result.appended] == ["11ced525"]
     assert not session.ends_with_newline
-    append(base, b"\n" + LINES[22] + b"\n")
+    append_bytes(base, b"\n" + LINES[22] + b"\n")
     result = session.refresh()
     assert not result.reloaded
     assert [e.id for e in result.appended] == ["3d96dbeb"]
@@ -146,9 +142,9 @@ def test_a_line_whose_newline_comes_later_is_read_once(base: Path) -> None:
 
 def test_bytes_added_to_an_unterminated_last_line_reload(base: Path) -> None:
     session = load_session(base)
-    append(base, LINES[21])
+    append_bytes(base, LINES[21])
     session.refresh()
-    append(base, b"garbage\n")  # the line is now invalid: everything is read again
+    append_bytes(base, b"garbage\n")  # the line is now invalid: everything is read again
     result = session.refresh()
     assert result.reloaded
     assert result.reason == "Bytes were added to its unterminated last line."
@@ -160,7 +156,7 @@ def test_bytes_added_to_an_unterminated_last_line_reload(base: Path) -> None:
 def test_appended_damage_is_diagnosed_at_the_right_lines(base: Path) -> None:
     session = load_session(base)
     orphan = relink(LINES[21], id="orph0001", parentId="gone0000")
-    append(base, b"{broken\n" + orphan + b"\nnull\n")
+    append_bytes(base, b"{broken\n" + orphan + b"\nnull\n")
     result = session.refresh()
     assert [e.id for e in result.appended] == ["orph0001"]
     assert [(d.line, d.kind) for d in session.diagnostics] == [
@@ -176,10 +172,10 @@ def test_refresh_of_an_empty_file_that_gets_its_header(tmp_path: Path) -> None:
     path.write_bytes(b"")
     session = load_session(path)
     assert [d.kind for d in session.diagnostics] == ["missing-header"]
-    append(path, LINES[0][:20])
+    append_bytes(path, LINES[0][:20])
     assert session.refresh().appended == []
     assert session.header is None
-    append(path, LINES[0][20:] + b"\n" + LINES[1] + b"\n")
+    append_bytes(path, LINES[0][20:] + b"\n" + LINES[1] + b"\n")
     result = session.refresh()
     assert not result.reloaded
     assert [e.id for e in result.appended] == ["5cc0dd08"]
@@ -204,7 +200,7 @@ def test_random_append_chunks_equal_a_fresh_load(tmp_path: Path, seed: int) -> N
             step = (later[0] - position) if later and later[0] > position else 1
         else:
             step = rng.randrange(1, 2500)
-        append(path, data[position : position + step])
+        append_bytes(path, data[position : position + step])
         position = min(len(data), position + step)
         result = session.refresh()
         assert not result.reloaded, result.reason
@@ -251,7 +247,7 @@ def test_replacement_with_a_new_inode_reloads(base: Path, tmp_path: Path) -> Non
     assert snapshot(session) == snapshot(load_session(base))
     # and the next append after the reload is incremental again
     extra = relink(LINES[5], id="after001", parentId="c5a192f8")
-    append(base, extra + b"\n")
+    append_bytes(base, extra + b"\n")
     result = session.refresh()
     assert not result.reloaded and [e.id for e in result.appended] == ["after001"]
 
@@ -304,7 +300,7 @@ def test_a_changed_line_before_the_read_end_reloads(base: Path) -> None:
     with open(base, "r+b") as handle:
         handle.seek(start)
         handle.write(line.replace(b'"stopReason":"toolUse"', b'"stopReason":"TOOLUSE"'))
-    append(base, LINES[21] + b"\n")  # and something was appended too
+    append_bytes(base, LINES[21] + b"\n")  # and something was appended too
     result = session.refresh()
     assert result.reloaded
     assert result.reason == "Lines already read were changed."
@@ -403,7 +399,7 @@ def test_tree_leaf_labels_and_name_follow_appends(base: Path) -> None:
             "name": " Renamed ",
         }
     )
-    append(base, b"\n".join([branch, label, name]) + b"\n")
+    append_bytes(base, b"\n".join([branch, label, name]) + b"\n")
     result = session.refresh()
     assert [e.id for e in result.appended] == ["brnch001", "lbl00001", "name0001"]
     assert session.leaf_id == "name0001"
@@ -432,7 +428,7 @@ def test_tree_leaf_labels_and_name_follow_appends(base: Path) -> None:
     unname = orjson.dumps(
         {"type": "session_info", "id": "name0002", "parentId": "lbl00002", "timestamp": stamp, "name": "  "}
     )
-    append(base, clear + b"\n" + unname + b"\n")
+    append_bytes(base, clear + b"\n" + unname + b"\n")
     session.refresh()
     assert session.labels == {}
     assert session.name is None
@@ -454,7 +450,7 @@ def test_any_read_chunk_size_gives_the_same_index(
     session = load_session(path)
     assert snapshot(session) == normal
     assert [d.kind for d in session.diagnostics] == ["truncated-line"]
-    append(path, data[-300:])
+    append_bytes(path, data[-300:])
     result = session.refresh()
     assert not result.reloaded
     assert [e.id for e in result.appended] == ["c5a192f8"]

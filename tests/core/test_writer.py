@@ -7,7 +7,6 @@ result" is checked by the tool that defines the format, not by our own reader.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,6 +25,7 @@ from core.writing.writer import (
     write_new_file,
 )
 from tests.conftest import CORPUS, SAMPLES
+from tests.helpers import agent_ids, start_agent
 
 PI = SAMPLES / "pi-layout" / "sessions"
 BRANCHES = next((PI / "--home-dev-acme-webapp--").glob("2026-03-03T*.jsonl"))
@@ -156,15 +156,7 @@ def test_agent_appending_from_another_process_while_labelling(tmp_path: Path) ->
     file = copy_into(tmp_path, BRANCHES)
     session = load_session(file)
     before = file.read_bytes()
-    script = (
-        "import os, sys, orjson\n"
-        "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
-        "for i in range(200):\n"
-        "    e = {'type': 'custom', 'customType': 'agent', 'data': {'i': i}, 'id': f'a{i:07d}',\n"
-        "         'parentId': None, 'timestamp': '2026-03-03T16:00:00.000Z'}\n"
-        "    os.write(fd, orjson.dumps(e) + b'\\n')\n"
-    )
-    agent = subprocess.Popen([os.sys.executable, "-c", script, str(file)])
+    agent = start_agent(file, 200, "2026-03-03T16:00:00.000Z")
     ours = [append_label(session, session.entries[0].id, f"l{i}") for i in range(20)]
     agent.wait(timeout=60)
     assert agent.returncode == 0
@@ -173,7 +165,7 @@ def test_agent_appending_from_another_process_while_labelling(tmp_path: Path) ->
     parsed = lines_of(file)
     assert len(parsed) == len(before.split(b"\n")) - 1 + 200 + 20
     ids = [e["id"] for e in parsed[1:]]
-    assert {f"a{i:07d}" for i in range(200)} <= set(ids)
+    assert agent_ids(200) <= set(ids)
     assert set(ours) <= set(ids)
     assert not [d for d in load_session(file).diagnostics if d.is_problem]
 

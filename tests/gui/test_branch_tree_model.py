@@ -21,6 +21,7 @@ from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
 from gui.models.roles import Role
 from tests.conftest import DEMO, SAMPLES, shallow_stack
 from tests.core.test_visible_tree import histories, refreshed, replay
+from tests.helpers import append_entries
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
 SESSION_FILES = sorted(PI_SESSIONS.glob("*/*.jsonl")) + sorted(DEMO.glob("*.jsonl"))
@@ -286,8 +287,7 @@ def live(tmp_path: Path) -> Session:
 
 
 def append_lines(session: Session, objects: list[dict]) -> None:
-    with open(session.path, "ab") as handle:
-        handle.write(b"".join(orjson.dumps(o) + b"\n" for o in objects))
+    append_entries(Path(session.path), objects)
 
 
 def test_appends_extend_the_leaf_chain_without_a_reset(qtmodeltester, qtbot, live: Session) -> None:

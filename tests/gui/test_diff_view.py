@@ -15,7 +15,7 @@ from gui.main_window import MainWindow
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, DiffModel
 from gui.widgets.diff_window import DiffWindow
 from tests.core.test_diff import Builder, assistant, result, user
-from tests.gui.windows import TIMEOUT
+from tests.gui.windows import TIMEOUT, current_entry_id, open_session
 
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # three branches from the first answer
 BRANCH_LEAVES = ("8b38ce88", "aeb61a52", "52c02f53")  # last messages of A, B, C (C ends the session)
@@ -45,11 +45,6 @@ def constructed_diff(tmp_path: Path):
     return diff_paths(load_session(path), left, right)
 
 
-def open_session(qtbot, window: MainWindow, path: Path) -> None:
-    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
-        window.opened.open(path)
-
-
 def diff_window(qtbot, diff) -> DiffWindow:
     view = DiffWindow(diff)
     qtbot.addWidget(view)
@@ -60,11 +55,6 @@ def diff_window(qtbot, diff) -> DiffWindow:
 
 def top_kinds(model: DiffModel) -> list[str]:
     return [model.item_kind(model.index(row, 0)) for row in range(model.rowCount())]
-
-
-def current_entry_id(window: MainWindow) -> str | None:
-    entry = window.tree_model.entry_for_index(window.tree.currentIndex())
-    return entry.id if entry is not None else None
 
 
 # ---------------------------------------------------------------------------- the model

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from tests.core import test_trash
 from tests.core.test_trash import in_trash
 from tests.core.test_writer import lines_of, oracle
 from tests.gui.windows import TIMEOUT, make_window
+from tests.helpers import agent_ids, start_agent
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 FIRST_USER_ID = "acf526b8"  # labelled "bug-report"
@@ -330,15 +330,7 @@ def test_an_agent_appending_while_the_app_labels(
     file = sessions / LINEAR
     open_session(qtbot, window, file)
     before = file.read_bytes()
-    script = (
-        "import os, sys, orjson\n"
-        "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
-        "for i in range(300):\n"
-        "    e = {'type': 'custom', 'customType': 'agent', 'data': {'i': i}, 'id': f'a{i:07d}',\n"
-        "         'parentId': None, 'timestamp': '2026-03-05T16:00:00.000Z'}\n"
-        "    os.write(fd, orjson.dumps(e) + b'\\n')\n"
-    )
-    agent = subprocess.Popen([sys.executable, "-c", script, str(file)])
+    agent = start_agent(file, 300, "2026-03-05T16:00:00.000Z")
     for i in range(20):
         assert window.editing.set_label(TARGET, f"label {i}")
     agent.wait(timeout=60)
@@ -347,7 +339,7 @@ def test_an_agent_appending_while_the_app_labels(
     assert data.startswith(before)
     ids = [e["id"] for e in lines_of(file)[1:]]
     assert len(ids) == before.count(b"\n") - 1 + 300 + 20
-    assert {f"a{i:07d}" for i in range(300)} <= set(ids)
+    assert agent_ids(300) <= set(ids)
     assert not [d for d in load_session(file).diagnostics if d.is_problem]
     assert reference(oracle_dir, file)["labels"][TARGET] == "label 19"
     fresh = load_session(file)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QUrl
 from gui.main_window import MainWindow
 from gui.widgets.message_view import CONTEXT_WINDOW
 from tests.conftest import DEMO, REPO
+from tests.helpers import append_entries
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
@@ -128,8 +129,7 @@ def _append_user_message(path: Path, text: str) -> None:
         "timestamp": "2026-03-09T10:00:00.000Z",
         "message": {"role": "user", "content": text, "timestamp": 1773050400000},
     }
-    with open(path, "ab") as handle:
-        handle.write(orjson.dumps(entry) + b"\n")
+    append_entries(path, [entry])
 
 
 def test_new_sessions_appear_and_appends_update_the_row(qtbot, tmp_path: Path) -> None:

@@ -14,21 +14,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 from gui.main_window import MainWindow
 from gui.settings import RECENT_LIMIT
 from gui.widgets.search_panel import HTML_ROLE, highlight
-from tests.gui.windows import TIMEOUT, make_window
+from tests.gui.windows import TIMEOUT, current_entry_id, make_window, open_session
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # has abandoned branches with tool results
 ORPHAN_ID = "0rphan01"
-
-
-def current_entry_id(window: MainWindow) -> str | None:
-    entry = window.tree_model.entry_for_index(window.tree.currentIndex())
-    return entry.id if entry is not None else None
-
-
-def open_session(qtbot, window: MainWindow, path: Path) -> None:
-    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
-        window.opened.open(path)
 
 
 def damage(path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The main window as the GUI tests build it: shown, with its first catalogue refresh finished."""
+"""The main window as the GUI tests build it and drive it: shown, its first catalogue refresh finished."""
 
 from __future__ import annotations
 
@@ -17,3 +17,15 @@ def make_window(qtbot: Any, roots: list[Path] | None, catalogue: Path | None, **
     window.show()
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     return window
+
+
+def open_session(qtbot: Any, window: MainWindow, path: Path) -> None:
+    """Show the session at ``path`` and wait until it is loaded."""
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        window.opened.open(path)
+
+
+def current_entry_id(window: MainWindow) -> str | None:
+    """The id of the entry selected in the branch tree."""
+    entry = window.tree_model.entry_for_index(window.tree.currentIndex())
+    return entry.id if entry is not None else None
