@@ -16,41 +16,25 @@ from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from core.errors import PrimeSessionsError, SessionChangedError, SessionReadError, SessionWriteError
-    from core.session import (
-        DEFAULT_LEAF,
-        Diagnostic,
-        Entry,
-        RefreshResult,
-        Session,
-        SessionSummary,
-        SessionTree,
-        Severity,
-        build_context,
-        default_roots,
-        find_session_files,
-        load_session,
-        summarize,
-    )
+    from core.session.context import DEFAULT_LEAF, build_context
+    from core.session.diagnostics import Diagnostic, Severity
+    from core.session.discovery import default_roots, find_session_files
+    from core.session.entry import Entry
+    from core.session.session import RefreshResult, Session, load_session
+    from core.session.summary import SessionSummary, summarize
+    from core.session.tree import SessionTree
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "DEFAULT_LEAF": "core.session.context",
-        "build_context": "core.session.context",
-        "Diagnostic": "core.session.diagnostics",
-        "Severity": "core.session.diagnostics",
-        "default_roots": "core.session.discovery",
-        "find_session_files": "core.session.discovery",
-        "PrimeSessionsError": "core.errors",
-        "SessionChangedError": "core.errors",
-        "SessionReadError": "core.errors",
-        "SessionWriteError": "core.errors",
-        "Entry": "core.session.entry",
-        "RefreshResult": "core.session.session",
-        "Session": "core.session.session",
-        "load_session": "core.session.session",
-        "SessionSummary": "core.session.summary",
-        "summarize": "core.session.summary",
-        "SessionTree": "core.session.tree",
+        "core.errors": "PrimeSessionsError SessionChangedError SessionReadError SessionWriteError",
+        "core.session.context": "build_context DEFAULT_LEAF",
+        "core.session.diagnostics": "Diagnostic Severity",
+        "core.session.discovery": "default_roots find_session_files",
+        "core.session.entry": "Entry",
+        "core.session.session": "load_session RefreshResult Session",
+        "core.session.summary": "SessionSummary summarize",
+        "core.session.tree": "SessionTree",
     },
 )

@@ -15,14 +15,18 @@ __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, exports: Mapping[str, str]
+    package: str, modules: Mapping[str, str]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]], list[str]]:
-    """The ``__getattr__``, ``__dir__`` and ``__all__`` of a package that re-exports ``exports`` lazily.
+    """The ``__getattr__``, ``__dir__`` and ``__all__`` of a package that re-exports names lazily.
 
     Args:
         package: the package's ``__name__``.
-        exports: public name -> the module that defines it.
+        modules: a module -> the public names it defines that the package re-exports, separated by
+            spaces (``{"core.session.tree": "SessionTree"}``).
     """
+    exports = {name: module for module, names in modules.items() for name in names.split()}
+    if len(exports) != sum(len(names.split()) for names in modules.values()):
+        raise ValueError(f"{package} re-exports a name from two modules")
     names = sorted(exports)
 
     def __getattr__(name: str) -> object:

@@ -19,15 +19,13 @@ if TYPE_CHECKING:
     from core.catalogue.search import Hit, QueryError, SearchFilters
     from core.catalogue.update import RefreshStats
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "Catalogue": "core.catalogue.catalogue",
-        "default_catalogue_dir": "core.catalogue.catalogue",
-        "CatalogueError": "core.catalogue.schema",
-        "Hit": "core.catalogue.search",
-        "QueryError": "core.catalogue.search",
-        "SearchFilters": "core.catalogue.search",
-        "RefreshStats": "core.catalogue.update",
+        "core.catalogue.catalogue": "Catalogue default_catalogue_dir",
+        "core.catalogue.schema": "CatalogueError",
+        "core.catalogue.search": "Hit QueryError SearchFilters",
+        "core.catalogue.update": "RefreshStats",
     },
 )

@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from core.cli.reading import tree_json
     from core.cli.status import StatusLine
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "PROG": "core.cli.output",
-        "build_parser": "core.cli.program",
-        "main": "core.cli.program",
-        "tree_json": "core.cli.reading",
-        "StatusLine": "core.cli.status",
+        "core.cli.output": "PROG",
+        "core.cli.program": "build_parser main",
+        "core.cli.reading": "tree_json",
+        "core.cli.status": "StatusLine",
     },
 )

@@ -29,28 +29,19 @@ if TYPE_CHECKING:
     from core.diff.text import render_text
     from core.diff.types import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffMessage, DiffRow, Op
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "change_starts": "core.diff.compare",
-        "diff_paths": "core.diff.compare",
-        "diff_sessions": "core.diff.compare",
-        "find_parent_file": "core.diff.compare",
-        "fold_runs": "core.diff.compare",
-        "resolve_entry": "core.diff.compare",
-        "resolve_parent_session": "core.diff.compare",
-        "CHANGED": "core.diff.types",
-        "DELETED": "core.diff.types",
-        "INSERTED": "core.diff.types",
-        "SAME": "core.diff.types",
-        "BranchDiff": "core.diff.types",
-        "DiffMessage": "core.diff.types",
-        "DiffRow": "core.diff.types",
-        "Op": "core.diff.types",
-        "cell_html": "core.diff.cells",
-        "render_html": "core.diff.page",
-        "render_json": "core.diff.json_doc",
-        "render_text": "core.diff.text",
-        "summary_lines": "core.diff.summary",
+        "core.diff.cells": "cell_html",
+        "core.diff.compare": (
+            "change_starts diff_paths diff_sessions find_parent_file fold_runs resolve_entry "
+            "resolve_parent_session"
+        ),
+        "core.diff.json_doc": "render_json",
+        "core.diff.page": "render_html",
+        "core.diff.summary": "summary_lines",
+        "core.diff.text": "render_text",
+        "core.diff.types": "BranchDiff CHANGED DELETED DiffMessage DiffRow INSERTED Op SAME",
     },
 )

@@ -22,18 +22,15 @@ if TYPE_CHECKING:
     from core.export.highlighter import pygments_css
     from core.export.markdown import entry_to_markdown
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "FORMATS": "core.export.common",
-        "ExportOptions": "core.export.common",
-        "PdfWriter": "core.export.export",
-        "RenderedExport": "core.export.export",
-        "render_export": "core.export.export",
-        "save_export": "core.export.export",
-        "write_export": "core.export.files",
-        "markdown_to_html": "core.export.cmark",
-        "pygments_css": "core.export.highlighter",
-        "entry_to_markdown": "core.export.markdown",
+        "core.export.cmark": "markdown_to_html",
+        "core.export.common": "ExportOptions FORMATS",
+        "core.export.export": "PdfWriter render_export RenderedExport save_export",
+        "core.export.files": "write_export",
+        "core.export.highlighter": "pygments_css",
+        "core.export.markdown": "entry_to_markdown",
     },
 )

@@ -21,18 +21,14 @@ if TYPE_CHECKING:
     from core.render.palette import stylesheet
     from core.render.preview import entry_preview
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "RenderOptions": "core.render.message",
-        "render_entries": "core.render.message",
-        "render_entry": "core.render.message",
-        "stylesheet": "core.render.palette",
-        "entry_preview": "core.render.preview",
-        "block_key": "core.render.links",
-        "image_bytes": "core.render.links",
-        "parse_action": "core.render.links",
-        "parse_image_src": "core.render.links",
-        "tool_results_for": "core.body.tools",
+        "core.body.tools": "tool_results_for",
+        "core.render.links": "block_key image_bytes parse_action parse_image_src",
+        "core.render.message": "render_entries render_entry RenderOptions",
+        "core.render.palette": "stylesheet",
+        "core.render.preview": "entry_preview",
     },
 )

@@ -22,26 +22,16 @@ if TYPE_CHECKING:
     from core.session.summary import SessionSummary, summarize
     from core.session.tree import SessionTree
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "DEFAULT_LEAF": "core.session.context",
-        "build_context": "core.session.context",
-        "iter_context": "core.session.context",
-        "Diagnostic": "core.session.diagnostics",
-        "Severity": "core.session.diagnostics",
-        "default_roots": "core.session.discovery",
-        "find_session_files": "core.session.discovery",
-        "AssistantInfo": "core.session.entry",
-        "CompactionInfo": "core.session.entry",
-        "Entry": "core.session.entry",
-        "EntryInfo": "core.session.entry",
-        "LabelInfo": "core.session.entry",
-        "RefreshResult": "core.session.session",
-        "Session": "core.session.session",
-        "load_session": "core.session.session",
-        "SessionSummary": "core.session.summary",
-        "summarize": "core.session.summary",
-        "SessionTree": "core.session.tree",
+        "core.session.context": "build_context DEFAULT_LEAF iter_context",
+        "core.session.diagnostics": "Diagnostic Severity",
+        "core.session.discovery": "default_roots find_session_files",
+        "core.session.entry": "AssistantInfo CompactionInfo Entry EntryInfo LabelInfo",
+        "core.session.session": "load_session RefreshResult Session",
+        "core.session.summary": "SessionSummary summarize",
+        "core.session.tree": "SessionTree",
     },
 )

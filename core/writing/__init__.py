@@ -16,19 +16,12 @@ if TYPE_CHECKING:
     from core.writing.trash import TrashResult, trash_sessions
     from core.writing.writer import append_label, append_session_name, clone_session, fork_session, write_file
 
+# name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "SetLabel": "core.writing.edits",
-        "SetName": "core.writing.edits",
-        "label_edit": "core.writing.edits",
-        "name_edit": "core.writing.edits",
-        "TrashResult": "core.writing.trash",
-        "trash_sessions": "core.writing.trash",
-        "append_label": "core.writing.writer",
-        "append_session_name": "core.writing.writer",
-        "clone_session": "core.writing.writer",
-        "fork_session": "core.writing.writer",
-        "write_file": "core.writing.writer",
+        "core.writing.edits": "label_edit name_edit SetLabel SetName",
+        "core.writing.trash": "trash_sessions TrashResult",
+        "core.writing.writer": "append_label append_session_name clone_session fork_session write_file",
     },
 )
