@@ -11,6 +11,7 @@ and context menus are filled from the registry, whose rules decide which actions
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -182,10 +183,10 @@ class MainWindow(QMainWindow):
         self.theme_actions: dict[str, QAction] = {}
         self._theme_menu = actions.add_submenu("view.theme", QMenu("&Theme", self), menu="View")
         for theme, text in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
-            action = self._theme_menu.addAction(text)
+            action = actions.add(f"view.theme.{theme}", text, partial(self.set_theme, theme))
             action.setCheckable(True)
             action.setActionGroup(group)
-            action.triggered.connect(lambda _checked=False, t=theme: self.set_theme(t))
+            self._theme_menu.addAction(action)
             self.theme_actions[theme] = action
         self.theme_actions["system"].setChecked(True)
 
