@@ -31,16 +31,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
 
 from core.diff.align import align
 from core.diff.messages import messages
 from core.diff.types import (
-    SAME,
     BranchDiff,
     CommonPart,
     DiffMessage,
-    DiffRow,
     SideSummary,
     counts,
 )
@@ -49,11 +46,9 @@ from core.session import Entry
 from core.session.session import Session, entries_usage
 
 __all__ = [
-    "change_starts",
     "diff_paths",
     "diff_sessions",
     "find_parent_file",
-    "fold_runs",
     "resolve_entry",
     "resolve_parent_session",
 ]
@@ -195,40 +190,6 @@ def find_parent_file(session_path: str, recorded: str | None) -> str | None:
     name = re.split(r"[\\/]", recorded)[-1]
     beside = os.path.join(os.path.dirname(os.path.abspath(session_path)), name)
     return beside if name and os.path.isfile(beside) else None
-
-
-def fold_runs(rows: Sequence[DiffRow], context: int = 2, min_run: int = 6) -> list[tuple[int, int]]:
-    """Runs of unchanged rows worth folding away, as ``(start, end)`` index ranges (end excluded).
-
-    ``context`` same rows stay visible next to each change; a run is folded only when at least
-    ``min_run`` rows would disappear.
-    """
-    runs: list[tuple[int, int]] = []
-    start = None
-    count = len(rows)
-    for index in range(count + 1):
-        same = index < count and rows[index].kind == SAME
-        if same and start is None:
-            start = index
-        elif not same and start is not None:
-            first = start + (context if start > 0 else 0)
-            last = index - (context if index < count else 0)
-            if last - first >= min_run:
-                runs.append((first, last))
-            start = None
-    return runs
-
-
-def change_starts(rows: Sequence[DiffRow]) -> list[int]:
-    """Indexes of the rows where a run of changed, inserted or deleted rows begins (for next/previous)."""
-    starts = []
-    previous_same = True
-    for index, row in enumerate(rows):
-        same = row.kind == SAME
-        if not same and previous_same:
-            starts.append(index)
-        previous_same = same
-    return starts
 
 
 # ---------------------------------------------------------------------------- building

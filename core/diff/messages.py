@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.body.content import Block, Body, as_text, content_blocks, message_of
 from core.diff.types import DiffMessage, ToolCall
-from core.session.session import usage_totals
+from core.session.usage import usage_totals
 
 if TYPE_CHECKING:
     from core.session import Entry, Session

@@ -14,7 +14,7 @@ import hashlib
 import os
 from collections.abc import Iterator
 
-from core.diff.compare import fold_runs
+from core.diff.rows import fold_runs
 from core.diff.summary import summary_fields
 from core.diff.types import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffMessage, DiffRow, Op, Section
 from core.render.text import esc

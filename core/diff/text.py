@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.diff.compare import fold_runs
+from core.diff.rows import fold_runs
 from core.diff.summary import summary_fields
 from core.diff.types import CHANGED, DELETED, INSERTED, SAME, BranchDiff, DiffMessage, DiffRow, Op
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import InvalidRequestError
 from core.formatting import total_cost, whole_tokens
-from core.session.session import entries_usage
+from core.session.usage import entries_usage
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
