@@ -26,6 +26,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 
 from core.formatting import dollars, whole_tokens
+from core.session.lineage import parent_paths
 from gui.models.roles import Role
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
@@ -291,7 +292,11 @@ class SessionListModel(QAbstractTableModel):
         return self._threaded
 
     def set_threaded(self, on: bool) -> None:
-        """Show forks and clones right under their parent session (by ``parentSessionPath``), indented."""
+        """Show forks and clones right under their parent session, indented.
+
+        The parent is found by the recorded ``parentSessionPath``, else by its file name or session id among
+        the listed sessions (a history copied from another machine records paths that are not here).
+        """
         if bool(on) == self._threaded:
             return
         self._threaded = bool(on)
@@ -320,40 +325,39 @@ class SessionListModel(QAbstractTableModel):
             rows = sorted(rows, key=lambda s: (self._keys(s)[column], s.path), reverse=descending)
         if not self._threaded:
             return rows
-        by_path = {os.path.normpath(s.path): s for s in rows}
+        # Parents among the listed sessions, also when the recorded path is stale (copied or synced
+        # histories): by file name or session id (core.session.lineage).
+        parents = parent_paths(rows)
         children: dict[str, list[SessionSummary]] = {}
         tops: list[SessionSummary] = []
         for summary in rows:  # already sorted: children lists come out sorted too
-            parent = summary.parentSessionPath
-            parent_key = os.path.normpath(parent) if parent else None
-            if parent_key is None or parent_key not in by_path or self._in_cycle(summary, by_path):
+            parent = parents.get(summary.path)
+            if parent is None or self._in_cycle(summary.path, parents):
                 tops.append(summary)
             else:
-                children.setdefault(parent_key, []).append(summary)
+                children.setdefault(parent, []).append(summary)
         ordered: list[SessionSummary] = []
         stack = [(summary, 0) for summary in reversed(tops)]
         while stack:
             summary, depth = stack.pop()
             ordered.append(summary)
             self._depth[summary.path] = depth
-            kids = children.get(os.path.normpath(summary.path), ())
+            kids = children.get(summary.path, ())
             stack.extend((kid, depth + 1) for kid in reversed(kids))
         return ordered
 
     @staticmethod
-    def _in_cycle(summary: SessionSummary, by_path: dict[str, SessionSummary]) -> bool:
-        """Whether following parent sessions from ``summary`` comes back to it (then it heads its thread)."""
-        start = os.path.normpath(summary.path)
-        seen = {start}
-        current = summary.parentSessionPath
-        while current:
-            key = os.path.normpath(current)
-            if key == start:
+    def _in_cycle(path: str, parents: dict[str, str]) -> bool:
+        """Whether following parent sessions from ``path`` comes back to it (then it heads its thread)."""
+        seen = {path}
+        current = parents.get(path)
+        while current is not None:
+            if current == path:
                 return True
-            if key in seen or key not in by_path:
+            if current in seen:
                 return False
-            seen.add(key)
-            current = by_path[key].parentSessionPath
+            seen.add(current)
+            current = parents.get(current)
         return False
 
     def _apply_order(self, force: bool = False) -> None:
