@@ -28,6 +28,7 @@ from gui.controllers.export import ExportController
 from gui.controllers.files import FileController, dropped_paths
 from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
+from gui.models.session_list_model import one_line
 from gui.settings import app_settings
 from gui.theme import THEMES, apply_theme
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
@@ -38,7 +39,7 @@ from gui.workers import TaskRunner
 if TYPE_CHECKING:
     from core.session import Session
 
-__all__ = ["DEMO_DIR", "MainWindow"]
+__all__ = ["DEMO_DIR", "MainWindow", "session_title"]
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 _SHUTDOWN_MSECS = 10_000
@@ -50,6 +51,17 @@ _MENU_TITLES = {
     "Go": "&Go",
     "Help": "&Help",
 }
+
+
+def session_title(session: Session, *, name: str | None = None, width: int = 80) -> str:
+    """How a window names a session: its name (``name`` overrides it), else its first message.
+
+    On one line and cut to ``width`` characters; the file name when the session has neither.
+    """
+    title = one_line((session.name if name is None else name) or session.first_message)
+    if len(title) > width:
+        title = title[: width - 1] + "…"
+    return title or os.path.basename(session.path)
 
 
 class MainWindow(QMainWindow):
@@ -211,12 +223,13 @@ class MainWindow(QMainWindow):
         self.tree.selectionModel().currentChanged.connect(context.selection_changed)
         context.selection_changed.connect(self.registry.update)
         context.session_loaded.connect(self.registry.update)
-        context.session_loaded.connect(self._on_session_loaded)
+        context.session_loaded.connect(self._show_title)
+        context.session_loaded.connect(lambda _session: catalogue.select_open_row())
         context.session_renamed.connect(self._on_session_renamed)
+        context.session_closed.connect(self._show_title)
+        context.session_closed.connect(self.registry.update)
         opened.entry_shown.connect(messages.show)
-        catalogue.roots_changed.connect(
-            lambda: self.message_view.show_html("<p>Reading the session list…</p>")
-        )
+        catalogue.roots_changed.connect(self._on_roots_changed)
         catalogue.refresh_finished.connect(self._after_refresh)
         messages.demo_requested.connect(lambda: self.set_roots([DEMO_DIR]))
         self.jump_button.clicked.connect(opened.select_leaf)
@@ -232,13 +245,20 @@ class MainWindow(QMainWindow):
                 rows=self.list_model.rowCount(), roots=self.catalogue.roots, load_error=self.opened.load_error
             )
 
-    def _on_session_loaded(self, session: Session) -> None:
-        self.setWindowTitle(f"{session.name or os.path.basename(session.path)} — Prime Sessions")
+    def _on_roots_changed(self) -> None:
+        """Another folder is listed: nothing of the previous one stays on screen."""
+        self.opened.clear()
+        self.message_view.show_html("<p>Reading the session list…</p>")
+
+    def _show_title(self, *_args: object) -> None:
+        """The window title: the open session's title (its name, else its first message)."""
+        session = self.opened.session
+        self.setWindowTitle(f"{session_title(session)} — Prime Sessions" if session else "Prime Sessions")
 
     def _on_session_renamed(self, path: str, name: str) -> None:
         session = self.opened.session
         if session is not None and session.path == path:
-            self.setWindowTitle(f"{name or os.path.basename(path)} — Prime Sessions")
+            self.setWindowTitle(f"{session_title(session, name=name)} — Prime Sessions")
 
     def _context_menu(self, view: str, widget: QAbstractItemView, pos: QPoint) -> None:
         index = widget.indexAt(pos)
@@ -330,5 +350,5 @@ class MainWindow(QMainWindow):
         self.write_settings()
         self.catalogue.close()
         self.runner.shutdown(_SHUTDOWN_MSECS)
-        self.opened.close()
+        self.opened.stop_watching()
         super().closeEvent(event)

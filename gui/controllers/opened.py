@@ -256,7 +256,20 @@ class OpenSessionController(QObject):
         if session is self._session:
             self._tree_model.append_entries(entries)
 
-    def close(self) -> None:
-        """Stop watching the file (the window is closing)."""
+    def clear(self) -> None:
+        """Show no session: another folder is listed (the tree, Problems panel and file watch reset)."""
+        self._context.runner.cancel("load")
+        self._loading_path = None
+        self._pending_entry = None
+        self.load_error = None
+        self.stop_watching()
+        self._session = None
+        self._tree_model.reset_session(None)
+        self._diagnostics.set_diagnostics([])
+        self.entry_shown.emit(None, None)
+        self._context.session_closed.emit()
+
+    def stop_watching(self) -> None:
+        """Stop watching the file (the window is closing, or no session is shown)."""
         if self.watcher.files():
             self.watcher.removePaths(self.watcher.files())

@@ -181,7 +181,7 @@ def test_rename_inline_in_the_list_and_undo(
         window.proxy.data(window.proxy.index(row_of(window, file), SessionColumn.TITLE))
         == "Renamed in the list"
     )
-    window.editing.undo_stack.undo()
+    window.editing.stack_for(str(file)).undo()  # that session's stack, open or not
     assert reference(oracle_dir, file)["sessionName"] is None
     assert lines_of(file)[-1]["name"] == ""
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
