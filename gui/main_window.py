@@ -11,12 +11,11 @@ and context menus are filled from the registry, whose rules decide which actions
 from __future__ import annotations
 
 import os
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
 
 from gui.actions import MENUS, ActionRegistry
@@ -26,11 +25,12 @@ from gui.controllers.diff import DiffController
 from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
 from gui.controllers.files import FileController, dropped_paths
+from gui.controllers.help import HelpController
 from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
+from gui.controllers.view import ViewController
 from gui.models.session_list_model import one_line
 from gui.settings import app_settings
-from gui.theme import THEMES, apply_theme
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
 from gui.widgets.search_panel import SearchPanel
@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         actions.set_scope("tree", self.tree)
 
         self.opened = OpenSessionController(
-            context, self.tree_model, self.tree, self.filter_mode, self.diagnostics_panel
+            context, self.tree_model, self.tree, self.filter_mode, self.diagnostics_panel, actions
         )
         self.catalogue = CatalogueController(
             context,
@@ -111,6 +111,14 @@ class MainWindow(QMainWindow):
         self.editing = EditingController(context, actions)
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
+        self.help = HelpController(
+            context,
+            actions,
+            roots=lambda: self.catalogue.roots,
+            catalogue_dir=catalogue_dir,
+            recent=lambda: self.files.recent_paths,
+            open_path=self.files.open_path,
+        )
         self._build_menus()
         self._wire()
         self.setAcceptDrops(True)
@@ -161,6 +169,8 @@ class MainWindow(QMainWindow):
         self.diagnostics_panel = DiagnosticsPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.diagnostics_panel)
         self.diagnostics_panel.hide()
+        self.toolbar = self.addToolBar("Edit")
+        self.toolbar.setObjectName("edit_toolbar")  # saveState needs a name
         for view in (self.table, self.tree):
             view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
@@ -182,25 +192,20 @@ class MainWindow(QMainWindow):
             menu="File",
             section="find",
         )
-        actions.add(
-            "file.jump_to_leaf",
-            "&Jump to Leaf",
-            self.opened.select_leaf,
-            shortcut="Ctrl+L",
-            menu="File",
-            section="find",
-        )
         actions.add("file.quit", "&Quit", self.close, shortcut="Ctrl+Q", menu="File", section="quit")
-        group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        self._theme_menu = actions.add_submenu("view.theme", QMenu("&Theme", self), menu="View")
-        for theme, text in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
-            action = actions.add(f"view.theme.{theme}", text, partial(self.set_theme, theme))
-            action.setCheckable(True)
-            action.setActionGroup(group)
-            self._theme_menu.addAction(action)
-            self.theme_actions[theme] = action
-        self.theme_actions["system"].setChecked(True)
+        search_toggle = QAction("&Search Panel", self, checkable=True, checked=True)
+        search_toggle.toggled.connect(self.search_panel.setVisible)
+        problems_toggle = self.diagnostics_panel.toggleViewAction()
+        problems_toggle.setText("&Problems Panel")
+        toolbar_toggle = self.toolbar.toggleViewAction()
+        toolbar_toggle.setText("&Toolbar")
+        panes: list[QWidget] = [self.list_pane, self.tree_pane, self.message_pane, self.search_panel]
+        self.view = ViewController(
+            self.context,
+            actions,
+            panes=panes,
+            panels={"search_panel": search_toggle, "problems": problems_toggle, "toolbar": toolbar_toggle},
+        )
 
     def _build_menus(self) -> None:
         self.menus: dict[str, QMenu] = {}
@@ -210,10 +215,8 @@ class MainWindow(QMainWindow):
             if not menu.isEmpty():  # a menu with nothing in it yet stays out of the menu bar
                 self.menuBar().addMenu(menu)
                 self.menus[name] = menu
-        toolbar = self.addToolBar("Edit")
-        toolbar.setObjectName("edit_toolbar")  # saveState needs a name
         for action in self.registry.toolbar_actions():
-            toolbar.addAction(action)
+            self.toolbar.addAction(action)
 
     # ------------------------------------------------------------------ wiring between controllers
     def _wire(self) -> None:
@@ -290,14 +293,6 @@ class MainWindow(QMainWindow):
         self.search_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_edit.selectAll()
 
-    def set_theme(self, theme: str) -> None:
-        """Light, dark, or following the system (remembered in the settings)."""
-        if theme not in THEMES:
-            theme = "system"
-        apply_theme(theme)
-        self.theme_actions[theme].setChecked(True)
-        app_settings().setValue("main_window/theme", theme)
-
     # ------------------------------------------------------------------ settings
     def read_settings(self) -> None:
         settings = app_settings()
@@ -305,22 +300,25 @@ class MainWindow(QMainWindow):
         geometry = settings.value("geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        splitter = settings.value("splitter")
-        if isinstance(splitter, QByteArray) and not splitter.isEmpty():
-            self.splitter.restoreState(splitter)
-        else:
-            self.splitter.setSizes([620, 330, 450])
+        for splitter, key, default in (
+            (self.splitter, "splitter", [620, 330, 450]),
+            (self.left_splitter, "left_splitter", None),
+        ):
+            state = settings.value(key)
+            if isinstance(state, QByteArray) and not state.isEmpty():
+                splitter.restoreState(state)
+            elif default is not None:
+                splitter.setSizes(default)
         self.thread_forks.setChecked(bool(settings.value("thread_forks", False, type=bool)))
-        theme = settings.value("theme", "system")
         settings.endGroup()
-        if theme != "system":
-            self.set_theme(str(theme))
+        self.view.read_settings()
 
     def write_settings(self) -> None:
         settings = app_settings()
         settings.beginGroup("main_window")
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("splitter", self.splitter.saveState())
+        settings.setValue("left_splitter", self.left_splitter.saveState())
         settings.setValue("thread_forks", self.thread_forks.isChecked())
         settings.endGroup()
         settings.sync()

@@ -6,7 +6,7 @@ is wired by the window to the controllers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
+from core.visible import FILTER_LABELS, FILTER_MODES
+from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
 from gui.widgets.message_view import MessageView
 
-__all__ = ["BranchTreePane", "MessagePane", "SessionListPane"]
+__all__ = ["BranchTreePane", "FilterModeBox", "MessagePane", "SessionListPane"]
 
 
 def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
@@ -44,7 +45,11 @@ class SessionListPane(QWidget):
         super().__init__(parent)
         self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip(
+            "Show only the sessions whose title, project, id or model has every word (Ctrl+F)"
+        )
         self.named_only = QCheckBox("Named only")
+        self.named_only.setToolTip("Show only the sessions that have a name")
         self.thread_forks = QCheckBox("Thread forks")
         self.thread_forks.setToolTip("Show forks and clones right under the session they came from")
         self.list_model = SessionListModel(parent=self)
@@ -87,6 +92,27 @@ class SessionListPane(QWidget):
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
 
 
+class FilterModeBox(QComboBox):
+    """The branch tree's filter modes under the names people read ("User messages"), keyed by mode."""
+
+    mode_changed = Signal(str)  # the mode key ("user"), not its label
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        for mode in FILTER_MODES:
+            self.addItem(FILTER_LABELS[mode], mode)
+        self.currentIndexChanged.connect(lambda index: self.mode_changed.emit(self.itemData(index)))
+
+    @property
+    def mode(self) -> str:
+        """The mode chosen (one of ``core.visible.FILTER_MODES``)."""
+        return str(self.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        """Choose ``mode`` (a key of ``FILTER_MODES``)."""
+        self.setCurrentIndex(self.findData(mode))
+
+
 class BranchTreePane(QWidget):
     """The filter mode and "Jump to leaf" above the branch tree."""
 
@@ -102,9 +128,10 @@ class BranchTreePane(QWidget):
         tree.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
         )
-        self.filter_mode = QComboBox()
-        self.filter_mode.addItems(list(FILTER_MODES))
+        self.filter_mode = FilterModeBox()
+        self.filter_mode.setToolTip("Which entries the tree shows; the current leaf is always shown")
         self.jump_button = QPushButton("Jump to leaf")
+        self.jump_button.setToolTip("Select the session's current leaf (Ctrl+L)")
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Show:"))
         controls.addWidget(self.filter_mode, 1)

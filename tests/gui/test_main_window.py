@@ -92,7 +92,7 @@ def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow,
     assert not view.expanded
     assert "▾ Thinking" not in view.toPlainText()
 
-    window.filter_mode.setCurrentText("user")
+    window.filter_mode.set_mode("user")
     assert window.tree_model.filter_mode == "user"
     assert window.tree.currentIndex().isValid()
     window.jump_button.click()
