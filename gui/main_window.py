@@ -28,9 +28,10 @@ from gui.controllers.files import FileController, dropped_paths
 from gui.controllers.help import HelpController
 from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
+from gui.controllers.resume import ResumeController
 from gui.controllers.view import ViewController
 from gui.models.session_list_model import one_line
-from gui.settings import app_settings
+from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
 from gui.widgets.search_panel import SearchPanel
@@ -64,6 +65,13 @@ def session_title(session: Session, *, name: str | None = None, width: int = 80)
     return title or os.path.basename(session.path)
 
 
+def _preferred_roots() -> list[Path]:
+    """The session folders of Edit > Preferences, else the agents' default folders."""
+    from core.session import default_roots
+
+    return read_preferences(app_settings()).session_folders or default_roots()
+
+
 class MainWindow(QMainWindow):
     """Browse sessions: a filterable list, the selected session's branch tree and the selected entry."""
 
@@ -75,8 +83,6 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from core.session import default_roots
-
         self.setWindowTitle("Prime Sessions")
         self._build_layout()
         self.runner = TaskRunner(self)
@@ -94,7 +100,7 @@ class MainWindow(QMainWindow):
             self.proxy,
             self.table,
             self.search_panel,
-            roots=[Path(r) for r in roots] if roots is not None else default_roots(),
+            roots=[Path(r) for r in roots] if roots is not None else _preferred_roots(),
             catalogue_dir=catalogue_dir,
             shown_path=lambda: self.opened.shown_path,
         )
@@ -111,6 +117,7 @@ class MainWindow(QMainWindow):
         self.editing = EditingController(context, actions)
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
+        self.resume = ResumeController(context, actions, set_roots=self.set_roots)
         self.help = HelpController(
             context,
             actions,
