@@ -19,8 +19,10 @@ __all__ = [
     "Preferences",
     "add_recent",
     "app_settings",
+    "last_export_folder",
     "read_preferences",
     "read_recent",
+    "remember_export_folder",
     "write_preferences",
 ]
 
@@ -85,3 +87,14 @@ def write_preferences(settings: QSettings, preferences: Preferences) -> None:
     settings.setValue("preferences/terminal_command", preferences.terminal_command)
     settings.setValue("preferences/session_folders", [str(f) for f in preferences.session_folders])
     settings.sync()
+
+
+def last_export_folder() -> str | None:
+    """The folder of the last export (a session or a diff), if it still exists."""
+    folder = app_settings().value("export/folder")
+    return folder if isinstance(folder, str) and os.path.isdir(folder) else None
+
+
+def remember_export_folder(folder: str) -> None:
+    """Propose ``folder`` for the next export."""
+    app_settings().setValue("export/folder", folder)
