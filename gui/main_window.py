@@ -18,6 +18,7 @@ from PySide6.QtCore import QByteArray, QPoint, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
 
+from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
 from gui.controllers.catalogue import CatalogueController
 from gui.controllers.context import ViewSelection, WindowContext
@@ -30,7 +31,6 @@ from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
 from gui.controllers.view import ViewController
-from gui.models.session_list_model import one_line
 from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
@@ -59,10 +59,8 @@ def session_title(session: Session, *, name: str | None = None, width: int = 80)
 
     On one line and cut to ``width`` characters; the file name when the session has neither.
     """
-    title = one_line((session.name if name is None else name) or session.first_message)
-    if len(title) > width:
-        title = title[: width - 1] + "…"
-    return title or os.path.basename(session.path)
+    shown = title(session.name if name is None else name, session.first_message, width)
+    return shown or os.path.basename(session.path)
 
 
 def _preferred_roots() -> list[Path]:

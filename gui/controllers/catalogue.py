@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
 from PySide6.QtWidgets import QTableView
 
+from core.formatting import one_line
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
-from gui.models.session_list_model import SessionListModel, one_line
+from gui.models.session_list_model import SessionListModel
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskContext
 

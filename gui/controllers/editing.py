@@ -22,12 +22,12 @@ from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
 
+from core.formatting import one_line
 from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
-from gui.models.session_list_model import one_line
 
 if TYPE_CHECKING:
     from core.session import Entry, Session, SessionSummary

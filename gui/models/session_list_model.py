@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import os
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,7 +24,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont
 
-from core.formatting import dollars, whole_tokens
+from core.formatting import dollars, one_line, whole_tokens
 from core.session.lineage import parent_paths
 from gui.models.roles import Role
 
@@ -39,7 +38,6 @@ __all__ = [
     "SessionListModel",
     "format_modified",
     "modified_sort_key",
-    "one_line",
 ]
 
 _ModelIndex = QModelIndex | QPersistentModelIndex
@@ -50,11 +48,6 @@ PROBLEM_COLOR = QColor(198, 40, 40)  # damaged file
 FAILED_COLOR = QColor(184, 106, 0)  # last reply was an error or was aborted
 _TOOLTIP_TITLE_LIMIT = 1000  # a first message can be a whole pasted file; keep tooltips readable
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces."""
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).strip()
 
 
 def _parse_iso(value: str | None) -> datetime | None:

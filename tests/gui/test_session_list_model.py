@@ -13,10 +13,10 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
 from core import load_session, summarize
-from core.formatting import dollars, whole_tokens
+from core.formatting import dollars, one_line, whole_tokens
 from core.session import SessionSummary
 from gui.models import COLUMNS, Role, SessionColumn, SessionFilterProxy, SessionListModel
-from gui.models.session_list_model import format_modified, one_line
+from gui.models.session_list_model import format_modified
 from tests.conftest import DEMO, REPO, SAMPLES
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
