@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoGroup, QUndoStack
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from core.formatting import one_line
 from gui.actions import ActionRegistry
@@ -28,6 +28,7 @@ from gui.controllers.context import WindowContext
 from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
+from gui.widgets.text_prompt import ask_text
 
 if TYPE_CHECKING:
     from core.session import Entry, Session, SessionSummary
@@ -369,11 +370,10 @@ class EditingController(QObject):
         if entry is None or session is None:
             return
         current = session.label_for(entry.id) or ""
-        text, ok = QInputDialog.getText(
+        text, ok = ask_text(
             self._context.dialog_parent,
             "Label Entry",
             f"Label for entry {entry.id} (empty clears it):",
-            QLineEdit.EchoMode.Normal,
             current,
         )
         if ok:
@@ -392,12 +392,8 @@ class EditingController(QObject):
             current = session.name or ""
         else:
             current = ""
-        text, ok = QInputDialog.getText(
-            self._context.dialog_parent,
-            "Rename Session",
-            "Session name (empty clears it):",
-            QLineEdit.EchoMode.Normal,
-            current,
+        text, ok = ask_text(
+            self._context.dialog_parent, "Rename Session", "Session name (empty clears it):", current
         )
         if ok:
             self.rename(path, text)
