@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.left_splitter.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for index, (pane, stretch) in enumerate(
-            ((self.left_splitter, 3), (self.tree_pane, 2), (self.message_pane, 4))
+            ((self.left_splitter, 3), (self.tree_pane, 3), (self.message_pane, 4))
         ):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         for splitter, key, default in (
-            (self.splitter, "splitter", [620, 330, 450]),
+            (self.splitter, "splitter", [590, 390, 420]),
             (self.left_splitter, "left_splitter", None),
         ):
             state = settings.value(key)

@@ -439,6 +439,8 @@ class SessionListModel(QAbstractTableModel):
         if role == Role.PARENT:
             return summary.parentSessionPath
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == SessionColumn.PROJECT:  # the column elides the middle of long paths: here is all of it
+                return f"<p style='white-space:pre'>{html.escape(summary.cwd)}</p>"
             return _tooltip(summary)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if column.numeric else None

@@ -126,3 +126,30 @@ def test_the_window_title_is_the_sessions_title(qtbot, window: MainWindow, sessi
     open_session(qtbot, window, unnamed)
     first = " ".join(load_session(unnamed).first_message.split())
     assert window.windowTitle().removesuffix(" — Prime Sessions") in (first, first[:79] + "…")
+
+
+def test_the_list_columns_fit_the_pane_without_a_horizontal_scroll_bar(
+    qtbot, window: MainWindow, sessions: Path
+) -> None:
+    from gui.models.session_list_model import SessionColumn
+
+    table, header = window.table, window.table.horizontalHeader()
+
+    def shown_width() -> int:
+        return sum(header.sectionSize(c) for c in range(header.count()) if not table.isColumnHidden(c))
+
+    for width in (1100, 1600, 2400):
+        window.resize(width, 800)
+        qtbot.waitUntil(lambda: table.viewport().width() > 0, timeout=TIMEOUT)
+        table.fit_columns()
+        assert shown_width() <= table.viewport().width() + 1  # the title stretches into what is left
+        assert header.sectionSize(SessionColumn.TITLE) >= table.TITLE_MIN - 1
+        assert not table.isColumnHidden(SessionColumn.PROJECT) and not table.isColumnHidden(
+            SessionColumn.MODIFIED
+        )
+    assert not any(table.isColumnHidden(c) for c in range(header.count()))  # a wide pane shows them all
+    window.resize(1100, 680)
+    qtbot.waitUntil(lambda: table.isColumnHidden(SessionColumn.MESSAGES), timeout=TIMEOUT)
+    project = window.proxy.index(0, SessionColumn.PROJECT)
+    cwd = window.proxy.summary_at(0).cwd
+    assert window.proxy.data(project, 3) == f"<p style='white-space:pre'>{cwd}</p>"  # 3: ToolTipRole
