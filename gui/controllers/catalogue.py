@@ -355,14 +355,18 @@ class CatalogueController(QObject):
         status.showMessage(f"Searching for {query}…")
 
         def found(hits: list[Hit]) -> None:
-            self._search_panel.set_hits(hits, self._title_of_hit)
+            if hits:
+                self._search_panel.set_hits(hits, self._title_of_hit)
+            else:
+                self._search_panel.show_message(f"Nothing found for {query}.")
             count = len(hits)
             status.showMessage(f"{count} {'hit' if count == 1 else 'hits'} for {query}")
             self.search_finished.emit(count)
 
         def failed(error: Exception) -> None:
-            self._search_panel.clear_hits()
-            status.showMessage(user_sentence(error))
+            sentence = user_sentence(error)
+            self._search_panel.show_message(sentence)  # whole, in the pane: the status bar cuts it off
+            status.showMessage(sentence)
             self.search_finished.emit(-1)
 
         self._context.runner.start("search", lambda _task: _search(folder, query), found, failed)

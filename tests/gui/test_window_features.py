@@ -182,9 +182,35 @@ def test_an_invalid_query_says_why(qtbot, window: MainWindow) -> None:
     assert search(qtbot, window, '"unbalanced') == -1
     message = window.statusBar().currentMessage()
     assert message and "QueryError" not in message and "\n" not in message
-    assert window.search_panel.results.count() == 0
+    panel = window.search_panel  # the whole sentence is in the results pane, where the hits were
+    assert panel.results.count() == 1 and panel.hit_at(0) is None
+    assert panel.results.item(0).toolTip() == message
     assert search(qtbot, window, "   ") == -1
     assert window.statusBar().currentMessage() == "The search is empty; type one or more words."
+
+
+def test_hits_are_compact_rows_and_one_click_opens(qtbot, window: MainWindow) -> None:
+    from PySide6.QtCore import QPoint
+
+    assert search(qtbot, window, "the") >= 8
+    panel = window.search_panel
+    window.resize(1400, 900)
+    panel.setFixedHeight(300)
+    qtbot.waitUntil(lambda: panel.results.viewport().height() > 200, timeout=TIMEOUT)
+    rows = panel.results.visualItemRect(panel.results.item(0)).height()
+    assert panel.results.viewport().height() // rows >= 6  # about seven hits in view, not two
+    first = panel.hit_at(0)
+    where = panel.results.visualItemRect(panel.results.item(0)).center()
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(where))
+    assert window.opened.session.path == os.path.abspath(first.path)
+    panel.results.setFocus()
+    qtbot.keyClick(panel.results, Qt.Key.Key_Down)
+    assert panel.results.currentRow() == 1
+    second = panel.hit_at(1)
+    with qtbot.waitSignal(panel.hit_activated, timeout=TIMEOUT) as chosen:
+        qtbot.keyClick(panel.results, Qt.Key.Key_Return)
+    assert chosen.args[0] is second
 
 
 def test_a_stale_search_is_dropped(qtbot, window: MainWindow) -> None:
