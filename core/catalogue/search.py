@@ -13,9 +13,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
+from core.catalogue.query import invalid_query, to_fts
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
+from core.errors import InvalidRequestError
 from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.session.jsonl import decode_line
 from core.timefmt import iso_from_ms, js_date_ms
@@ -123,10 +125,14 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
         params.append(model)
     if filters.get("named_only", False):
         where.append("f.name IS NOT NULL")
+    try:
+        expression = to_fts(query)  # plain text by default (core.catalogue.query)
+    except InvalidRequestError as err:
+        raise QueryError(str(err)) from err
     with sqlite_errors("search"):
         try:
             rows = _ranked_entries(
-                conn, query, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
+                conn, expression, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
             )
         except sqlite3.OperationalError as err:
             if _is_query_error(err):
@@ -303,7 +309,4 @@ def _explain_query_error(query: str, err: sqlite3.Error) -> str:
         why = "it ends too early (an operator or an opening bracket needs something after it)"
     else:
         why = detail.removeprefix("fts5: ")
-    return (
-        f'The search {query!r} is not a valid query: {why}; use words, "exact phrases", prefix* and'
-        ' AND, OR, NOT, and put anything else inside double quotes (as in "LoginForm.tsx").'
-    )
+    return invalid_query(query, why)
