@@ -8,8 +8,10 @@ scores each text once and then finds the entries holding the best texts (:func:`
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
@@ -17,6 +19,7 @@ from core.catalogue.query import invalid_query, to_fts
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
+from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.session.jsonl import decode_line
@@ -75,6 +78,8 @@ class SearchFilters(TypedDict, total=False):
         tool: only entries calling or answering this tool (its exact name).
         model: only assistant messages whose ``provider/model`` holds this, in any case.
         named_only: only sessions that have a name.
+        roots: only sessions a refresh of these folders finds (as ``list ROOT...`` does); a file reached
+            through two of them gives its hits once.
         limit: at most this many hits (default 50).
     """
 
@@ -85,6 +90,7 @@ class SearchFilters(TypedDict, total=False):
     tool: str | None
     model: str | None
     named_only: bool
+    roots: Sequence[str | os.PathLike[str]] | None
     limit: int
 
 
@@ -125,6 +131,12 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
         params.append(model)
     if filters.get("named_only", False):
         where.append("f.name IS NOT NULL")
+    roots = filters.get("roots")
+    if roots is not None:
+        reach = roots_reach(roots)
+        # within() is the rule list and refresh use (a root, or one level of project folders below it).
+        conn.create_function("prime_within", 1, lambda path: within(path, reach), deterministic=True)
+        where.append("prime_within(f.path)")
     try:
         expression = to_fts(query)  # plain text by default (core.catalogue.query)
     except InvalidRequestError as err:
@@ -140,7 +152,13 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
             raise
     terms = query_terms(query)
     hits = []
+    seen: set[tuple[str, str]] = set()  # (the real file, entry): a file reached through two roots
     for row in rows:
+        if roots is not None:
+            key = (os.path.realpath(row.path), row.entry_id)
+            if key in seen:
+                continue
+            seen.add(key)
         text, spans = make_snippet(_read_doc_text(row.path, row.offset, row.length, row.entry_id), terms)
         hits.append(
             Hit(

@@ -67,13 +67,13 @@ def _refresh_catalogue(
         catalogue.close()
 
 
-def _search(folder: Path | None, query: str) -> list[Hit]:
-    """Worker: full-text search over the catalogue."""
+def _search(folder: Path | None, query: str, roots: list[Path]) -> list[Hit]:
+    """Worker: full-text search over the sessions the window lists."""
     from core.catalogue import Catalogue
 
     catalogue = Catalogue(folder)
     try:
-        return catalogue.search(query, limit=SEARCH_LIMIT)
+        return catalogue.search(query, roots=roots, limit=SEARCH_LIMIT)
     finally:
         catalogue.close()
 
@@ -369,7 +369,8 @@ class CatalogueController(QObject):
             status.showMessage(sentence)
             self.search_finished.emit(-1)
 
-        self._context.runner.start("search", lambda _task: _search(folder, query), found, failed)
+        roots = list(self._roots)
+        self._context.runner.start("search", lambda _task: _search(folder, query, roots), found, failed)
 
     def open_hit(self, hit: Hit) -> None:
         """Show the session of a search hit, with the hit's entry selected in the tree."""

@@ -1401,3 +1401,27 @@ def test_cli_list_falls_back_when_the_catalogue_is_unusable(tmp_path: Path) -> N
     assert "Reading the session files directly instead." in warning
     assert result.stdout == cli("list", PI, "--json", "--no-catalogue", catalogue=tmp_path / "unused").stdout
     assert len(json.loads(result.stdout)) == 9
+
+
+def test_cli_search_is_scoped_to_its_roots_and_counts_a_file_once(tmp_path: Path) -> None:
+    source = SAMPLES / "pi-layout" / "sessions"
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.copytree(source, first)
+    shutil.copytree(source, second)
+    (tmp_path / "again").symlink_to(first)  # the same files through another path
+    catalogue_dir = tmp_path / "catalogue"
+    assert cli("index", first, second, tmp_path / "again", catalogue=catalogue_dir).returncode == 0
+
+    def hit_paths(*roots: Path) -> list[str]:
+        result = cli("search", "redis", *roots, "--json", "--no-refresh", catalogue=catalogue_dir)
+        assert result.returncode == 0, result.stderr
+        return [h["path"] for h in orjson.loads(result.stdout)["hits"]]
+
+    only_first = hit_paths(first)
+    assert only_first and all(p.startswith(str(first)) for p in only_first)
+    both = hit_paths(first, second)
+    assert len(both) == 2 * len(only_first)
+    through_link = hit_paths(first, tmp_path / "again")
+    assert sorted(os.path.realpath(p) for p in through_link) == sorted(
+        os.path.realpath(p) for p in only_first
+    )
