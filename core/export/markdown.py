@@ -136,10 +136,14 @@ class MarkdownRenderer(MarkdownMarkup):
         parts: list[str] = []
         previous: Entry | None = None
         bodies = session.bodies(entries)
+        position = 0  # where the next entry paired() yields is in ``entries``
         for entry, body, results in paired(entries, bodies):
             if whole_tree and previous is not None and entry.parent_id != previous.id:
                 parts.append(self.branch_note(entry))
-            previous = entry
+            # The tool results handed over with their call come right after it in ``entries``: the entry
+            # after them continues from the last one, not from the call.
+            position += 1 + len(results or ())
+            previous = entries[position - 1]
             if not wanted(entry, self.options):
                 continue
             parts.append(self.entry(entry, body, results))
@@ -201,13 +205,14 @@ class MarkdownRenderer(MarkdownMarkup):
             return head + self.block(json_excerpt(body.get("data")), "json")
         if kind == "model_change":
             model = f"{as_text(body.get('provider'))}/{as_text(body.get('modelId'))}"
-            return self.line(self.esc("Switched to model ") + self.code(model), entry)
+            # The space stays outside esc(): Markdown's esc() flattens whitespace, trailing spaces too.
+            return self.line(self.esc("Switched to model") + " " + self.code(model), entry)
         if kind == "thinking_level_change":
-            return self.line(
-                self.esc("Thinking level: ") + self.code(as_text(body.get("thinkingLevel"))), entry
-            )
+            level = as_text(body.get("thinkingLevel"))
+            return self.line(self.esc("Thinking level:") + " " + self.code(level), entry)
         if kind == "service_tier_change":
-            return self.line(self.esc("Service tier: ") + self.code(as_text(body.get("serviceTier"))), entry)
+            tier = as_text(body.get("serviceTier"))
+            return self.line(self.esc("Service tier:") + " " + self.code(tier), entry)
         if kind == "label":
             target = self.code(as_text(body.get("targetId")))
             label = body.get("label")

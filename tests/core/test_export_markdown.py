@@ -179,3 +179,61 @@ def test_a_long_chain_exports_without_recursion(tmp_path: Path) -> None:
     with shallow_stack():
         text = session_to_markdown(session, whole_tree=True).text
     assert text.count("### ") == 3000
+
+
+def _write_rows(path: Path, rows: list[dict]) -> Path:
+    """A v3 session of ``rows``, each the child of the one before unless it names its parent."""
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "sid",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/p",
+    }
+    lines = [header]
+    for n, row in enumerate(rows, 1):
+        base = {
+            "id": f"e{n}",
+            "parentId": f"e{n - 1}" if n > 1 else None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+        }
+        lines.append({**base, **row})
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+def test_settings_changes_keep_the_space_before_their_value(tmp_path: Path) -> None:
+    path = _write_rows(
+        tmp_path / "s.jsonl",
+        [
+            {"type": "model_change", "provider": "anthropic", "modelId": "claude-opus-4-5"},
+            {"type": "thinking_level_change", "thinkingLevel": "high"},
+            {"type": "service_tier_change", "serviceTier": "priority"},
+        ],
+    )
+    text = session_to_markdown(load_session(path)).text
+    assert "*Switched to model `anthropic/claude-opus-4-5`*" in text
+    assert "*Thinking level: `high`*" in text
+    assert "*Service tier: `priority`*" in text
+
+
+def test_tree_export_of_a_session_without_branches_has_no_branch_notes(tmp_path: Path) -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.py"}}
+    call2 = {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "b.py"}}
+    result = {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": "x", "isError": False}
+    result2 = {**result, "toolCallId": "c2"}
+    rows = [
+        {"type": "message", "message": {"role": "user", "content": "look"}},
+        {"type": "message", "message": {"role": "assistant", "content": [call, call2]}},
+        {"type": "message", "message": result},
+        {"type": "message", "message": result2},
+        {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]}},
+        {"type": "message", "message": {"role": "user", "content": "thanks"}},
+    ]
+    session = load_session(_write_rows(tmp_path / "s.jsonl", rows))
+    assert len(session.tree.roots) == 1 and all(
+        len(session.tree.children_of(e.id)) <= 1 for e in session.entries
+    )
+    text = session_to_markdown(session, whole_tree=True).text
+    assert "Another branch" not in text and "Another root" not in text
+    assert text.count("**Tool call: read**") == 2 and "done" in text and "thanks" in text
