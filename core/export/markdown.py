@@ -156,19 +156,28 @@ class MarkdownRenderer(MarkdownMarkup):
         return f"\n---\n\n**Another branch**, continuing from entry {code_span(entry.parent_id)}\n\n"
 
     # ----------------------------------------------------------------- one entry
-    def entry(self, entry: Entry, body: Body, results: Results | None) -> str:
-        """One entry (an assistant message with its tool results), ending in a blank line."""
-        if self.redactor is not None:
-            body = self.redactor.value(body)
+    def entry(self, entry: Entry, body: Body, results: Results | None, *, redacted: bool = False) -> str:
+        """One entry (an assistant message with its tool results), ending in a blank line.
+
+        Args:
+            entry: the entry.
+            body: its body.
+            results: an assistant message's tool results (see :func:`core.body.tools.paired`).
+            redacted: the body, the results and :attr:`labels` are redacted already (the HTML export
+                redacts once for the entry and its sidebar row, so a secret is counted once).
+        """
+        redactor = None if redacted else self.redactor
+        if redactor is not None:
+            body = redactor.value(body)
             if results:
-                results = {k: self.redactor.value(v) for k, v in results.items()}
+                results = {k: redactor.value(v) for k, v in results.items()}
         try:
             text = self._entry(entry, body, results)
         except RecursionError:  # a pathologically nested value
             text = self.heading(entry.type or "entry", entry) + self.para("(nested too deeply to show)")
         label = self.labels.get(entry.id)
         if label:
-            shown = self.redactor.text(label) if self.redactor is not None else label
+            shown = redactor.text(label) if redactor is not None else label
             text += self.para(self.italic("Label:") + " " + self.esc(shown))
         return self.entry_box(entry, text) + "\n"
 

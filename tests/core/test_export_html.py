@@ -12,9 +12,10 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import orjson
 import pytest
 
-from core.export import ExportOptions
+from core.export import ExportOptions, render_export
 from core.export.cmark import markdown_to_html
 from core.export.html import session_to_html
 from core.export.island import json_for_script
@@ -241,3 +242,41 @@ def test_rendering_markdown_again_and_again_does_not_grow_memory() -> None:
     for _ in range(15):
         assert markdown_to_html(text) == expected
     assert resident_mb() - before < 60  # leaking, it grew about 300 MB
+
+
+def test_redacted_page_counts_each_secret_once(tmp_path: Path) -> None:
+    # A key in a tool output and one in a label: the page shows each in an entry and in its sidebar
+    # row, and once counted them for both (one AWS key reported as two).
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "env"}}
+    rows = [
+        {"role": "user", "content": "print the environment"},
+        {"role": "assistant", "content": [call]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": "AWS=AKIAIOSFODNN7EXAMPLQ"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
+    lines = [
+        {"type": "session", "version": 3, "id": "sid", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
+    ]
+    for n, message in enumerate(rows, 1):
+        parent = f"e{n - 1}" if n > 1 else None
+        lines.append(
+            {
+                "type": "message",
+                "id": f"e{n}",
+                "parentId": parent,
+                "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": message,
+            }
+        )
+    label = {"type": "label", "id": "e9", "parentId": "e4", "timestamp": "2026-01-01T00:00:02.000Z"}
+    lines.append({**label, "targetId": "e4", "label": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"})
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    session = load_session(path)
+    markdown = render_export(session, "md", ExportOptions(redact=True))
+    page = render_export(session, "html", ExportOptions(redact=True))
+    assert page.counts == markdown.counts  # the page counts what the Markdown of the same entries counts
+    assert page.counts["aws-key"] == 1 and page.counts["github-token"] >= 1
+    text = page.data.decode()
+    assert "AKIAIOSFODNN7EXAMPLQ" not in text and "ghp_A1b2" not in text
+    assert text.count("[REDACTED:aws-key]") >= 2  # the entry and its sidebar row both show the marker
