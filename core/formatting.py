@@ -6,7 +6,15 @@ same number (the tree once showed 3,600 tokens as "4k" while the message view sa
 
 from __future__ import annotations
 
-__all__ = ["dollars", "duration", "short_cost", "short_tokens", "total_cost", "whole_tokens"]
+__all__ = [
+    "dollars",
+    "duration",
+    "short_cost",
+    "short_duration",
+    "short_tokens",
+    "total_cost",
+    "whole_tokens",
+]
 
 
 def short_tokens(value: float | None) -> str:
@@ -73,3 +81,22 @@ def duration(ms: float | None) -> str:
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+def short_duration(ms: float | None) -> str:
+    """How long one model call or tool run took, to the precision that matters at its size.
+
+    Args:
+        ms: milliseconds (``durationMs`` of a message); None when unknown.
+
+    Returns:
+        ``"850 ms"``, ``"4.2 s"`` (one decimal below a minute), then :func:`duration`'s
+        ``"3 min 07 s"``; ``"-"`` for None.
+    """
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{max(0, round(ms))} ms"
+    if ms < 60_000:
+        return f"{ms // 100 / 10:.1f} s"  # cut, not rounded: 59,960 ms is not "60.0 s"
+    return duration(ms)
