@@ -34,6 +34,7 @@ from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
+from core.render.notes import session_notes
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -129,6 +130,22 @@ class HtmlRenderer(MarkdownRenderer):
         """A collapsed ``<details>`` (thinking)."""
         return f'<details class="thinking"><summary>{esc(title)}</summary>{inner}</details>'
 
+    def fold(self, title: str, inner: str) -> str:
+        """A collapsed ``<details>`` (a system prompt), shown whatever the thinking filter says."""
+        return f'<details class="system"><summary>{esc(title)}</summary>{inner}</details>'
+
+    def bullets(self, items: list[str]) -> str:
+        """``<ul>``."""
+        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>" if items else ""
+
+    def entry_link(self, entry_id: str) -> str:
+        """A deep link to another entry of the page (``#e-ID``)."""
+        return f'<a href="#e-{esc(_url_id(entry_id))}"><code>{esc(entry_id)}</code></a>'
+
+    def raw_json(self, text: str) -> str:
+        """The JSON of an entry of an unknown type, folded away."""
+        return f'<details class="raw"><summary>JSON</summary>{self.block(text, "json")}</details>'
+
     def tool_box(self, title: str, parts: list[str], error: bool) -> str:
         """An open ``<details>`` holding a tool call and its result."""
         css = "tool-call error" if error else "tool-call"
@@ -188,6 +205,7 @@ def session_to_html(
         # Redacted once, for the entry and its sidebar row alike, so each secret is counted once.
         labels = {key: redactor.text(label) for key, label in labels.items() if key in position}
     renderer = HtmlRenderer(options, redactor, sink, labels)
+    renderer.notes = session_notes(session)
     nodes: list[Node] = [[]] * len(entries)
     # Each fragment goes into the data island as soon as it is rendered (see island()).
     fragments: list[bytes | str] = [EMPTY_JSON] * len(entries)

@@ -23,7 +23,8 @@ from core.export.page import assets
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES
-from tests.core.test_export_markdown import _scenario, check_golden
+from tests.core.current_entries import write_current_session
+from tests.core.test_export_markdown import MODERN, _scenario, check_golden
 
 DEMO_FILES = sorted(DEMO.glob("*.jsonl"))
 
@@ -108,6 +109,11 @@ def test_sample_sessions_match_golden_html(path: Path) -> None:
         return
     page = session_to_html(session, whole_tree=True).text
     check_golden(f"sample-{_scenario(path)}.tree.html", _golden_page(page))
+
+
+def test_modern_sample_matches_golden_html() -> None:
+    session = load_session(MODERN, checksum=False)
+    check_golden("latest-modern.tree.html", _golden_page(session_to_html(session, whole_tree=True).text))
 
 
 @pytest.mark.parametrize(
@@ -280,3 +286,17 @@ def test_redacted_page_counts_each_secret_once(tmp_path: Path) -> None:
     text = page.data.decode()
     assert "AKIAIOSFODNN7EXAMPLQ" not in text and "ghp_A1b2" not in text
     assert text.count("[REDACTED:aws-key]") >= 2  # the entry and its sidebar row both show the marker
+
+
+def test_current_entries_on_the_page_link_and_fold(tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    data = _data(_parse(session_to_html(session, whole_tree=True).text))
+    by_id = {node[4]: (node, fragment) for node, fragment in zip(data["n"], data["h"], strict=True)}
+    edit = by_id["edit1"][1]
+    assert 'entry <a href="#e-res1"><code>res1</code></a> in what the model sees' in edit
+    # The system prompt is folded away (a closed <details>, not hidden with thinking), unknown JSON too.
+    system = by_id["sys1"][1]
+    assert '<details class="system"><summary>System prompt (47 characters)</summary>' in system
+    assert by_id["sys1"][0][1] == "summary" and by_id["edit1"][0][1] == "summary"
+    assert by_id["use1"][0][2] == "[usage: cache_warm · gpt-5 · $0.0359]"
+    assert 'href="#e-edit2"' in by_id["user1"][1]  # the target says a later edit dropped it
