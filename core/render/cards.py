@@ -8,6 +8,8 @@ content", the child runs an assistant message's usage includes. The wording is :
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from core.body.content import Body, as_dict, as_text, joined_text
 from core.render.links import block_key, entry_href
 from core.render.notes import EntryNotes
@@ -90,6 +92,11 @@ class EntryCards(ToolBlocks):
             parts.append(f"<p><b>Tools removed</b>: {names}</p>")
         return "".join(parts)
 
+    def record_card(self, kind: str, body: Body) -> str | None:
+        """The card of a pi 1.6 or Prime Agent record entry of ``kind``, None for any other kind."""
+        method = _RECORD_CARDS.get(kind)
+        return method(self, body) if method is not None else None
+
     def usage_entry(self, body: Body) -> str:
         """A usage record: the cost of a call outside the conversation (a cache warm-up...)."""
         note = as_text(body.get("note"))
@@ -169,3 +176,13 @@ class EntryCards(ToolBlocks):
     def system_key(self) -> str:
         """The toggle key of this entry's system message (a system message entry, or a compaction's)."""
         return block_key(self.entry.id, "system")
+
+
+_RECORD_CARDS: dict[str, Callable[[EntryCards, Body], str]] = {
+    "usage": EntryCards.usage_entry,
+    "context_edit": EntryCards.context_edit,
+    "child_usage_attributed": EntryCards.child_usage,
+    "session_state": EntryCards.session_state,
+    "agent_status": EntryCards.agent_status,
+    "git_state": EntryCards.git_state,
+}

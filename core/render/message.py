@@ -178,19 +178,8 @@ class EntryRenderer(EntryCards):
             if isinstance(name, str) and name.strip():
                 return self.line(f"Session named <b>{esc(name.strip())}</b>")
             return self.line("Session name cleared")
-        if kind == "usage":
-            return self.usage_entry(body)
-        if kind == "context_edit":
-            return self.context_edit(body)
-        if kind == "child_usage_attributed":
-            return self.child_usage(body)
-        if kind == "session_state":
-            return self.session_state(body)
-        if kind == "agent_status":
-            return self.agent_status(body)
-        if kind == "git_state":
-            return self.git_state(body)
-        return self.generic(self.entry.type or "entry")
+        card = self.record_card(kind, body)
+        return card if card is not None else self.generic(self.entry.type or "entry")
 
     def user(self, message: dict[str, object]) -> str:
         """A user message: its text and images."""

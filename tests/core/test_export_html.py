@@ -12,7 +12,6 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import orjson
 import pytest
 
 from core.export import ExportOptions, render_export
@@ -25,6 +24,7 @@ from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES
 from tests.core.current_entries import write_current_session
 from tests.core.test_export_markdown import MODERN, _scenario, check_golden
+from tests.core.test_render import chain, message, write
 
 DEMO_FILES = sorted(DEMO.glob("*.jsonl"))
 
@@ -255,29 +255,13 @@ def test_redacted_page_counts_each_secret_once(tmp_path: Path) -> None:
     # row, and once counted them for both (one AWS key reported as two).
     call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "env"}}
     rows = [
-        {"role": "user", "content": "print the environment"},
-        {"role": "assistant", "content": [call]},
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": "AWS=AKIAIOSFODNN7EXAMPLQ"},
-        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        message("user", content="print the environment"),
+        message("assistant", content=[call]),
+        message("toolResult", toolCallId="c1", toolName="bash", content="AWS=AKIAIOSFODNN7EXAMPLQ"),
+        message("assistant", content=[{"type": "text", "text": "done"}]),
+        {"type": "label", "targetId": "e4", "label": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"},
     ]
-    lines = [
-        {"type": "session", "version": 3, "id": "sid", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
-    ]
-    for n, message in enumerate(rows, 1):
-        parent = f"e{n - 1}" if n > 1 else None
-        lines.append(
-            {
-                "type": "message",
-                "id": f"e{n}",
-                "parentId": parent,
-                "timestamp": "2026-01-01T00:00:01.000Z",
-                "message": message,
-            }
-        )
-    label = {"type": "label", "id": "e9", "parentId": "e4", "timestamp": "2026-01-01T00:00:02.000Z"}
-    lines.append({**label, "targetId": "e4", "label": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"})
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    path = write(tmp_path / "s.jsonl", chain(rows))
     session = load_session(path)
     markdown = render_export(session, "md", ExportOptions(redact=True))
     page = render_export(session, "html", ExportOptions(redact=True))

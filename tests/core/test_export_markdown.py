@@ -21,6 +21,7 @@ from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES, SHARED, shallow_stack
 from tests.core.current_entries import write_current_session
+from tests.core.test_render import chain, write
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
 UPDATE = bool(os.environ.get("PRIME_UPDATE_GOLDEN"))
@@ -190,36 +191,13 @@ def test_a_long_chain_exports_without_recursion(tmp_path: Path) -> None:
     assert text.count("### ") == 3000
 
 
-def _write_rows(path: Path, rows: list[dict]) -> Path:
-    """A v3 session of ``rows``, each the child of the one before unless it names its parent."""
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "sid",
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "cwd": "/p",
-    }
-    lines = [header]
-    for n, row in enumerate(rows, 1):
-        base = {
-            "id": f"e{n}",
-            "parentId": f"e{n - 1}" if n > 1 else None,
-            "timestamp": "2026-01-01T00:00:01.000Z",
-        }
-        lines.append({**base, **row})
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    return path
-
-
 def test_settings_changes_keep_the_space_before_their_value(tmp_path: Path) -> None:
-    path = _write_rows(
-        tmp_path / "s.jsonl",
-        [
-            {"type": "model_change", "provider": "anthropic", "modelId": "claude-opus-4-5"},
-            {"type": "thinking_level_change", "thinkingLevel": "high"},
-            {"type": "service_tier_change", "serviceTier": "priority"},
-        ],
-    )
+    rows = [
+        {"type": "model_change", "provider": "anthropic", "modelId": "claude-opus-4-5"},
+        {"type": "thinking_level_change", "thinkingLevel": "high"},
+        {"type": "service_tier_change", "serviceTier": "priority"},
+    ]
+    path = write(tmp_path / "s.jsonl", chain(rows))
     text = session_to_markdown(load_session(path)).text
     assert "*Switched to model `anthropic/claude-opus-4-5`*" in text
     assert "*Thinking level: `high`*" in text
@@ -239,7 +217,7 @@ def test_tree_export_of_a_session_without_branches_has_no_branch_notes(tmp_path:
         {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]}},
         {"type": "message", "message": {"role": "user", "content": "thanks"}},
     ]
-    session = load_session(_write_rows(tmp_path / "s.jsonl", rows))
+    session = load_session(write(tmp_path / "s.jsonl", chain(rows)))
     assert len(session.tree.roots) == 1 and all(
         len(session.tree.children_of(e.id)) <= 1 for e in session.entries
     )
