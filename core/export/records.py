@@ -22,6 +22,7 @@ from core.render.wording import (
     git_text,
     model_change_name,
     nested_call_lines,
+    retained_text,
     session_state_text,
     system_facts,
     tool_run_facts,
@@ -148,6 +149,9 @@ class RecordEntries(MarkdownMarkup):
                     self.italic("Keeps no earlier message: the model sees only the summary and what follows.")
                 )
             )
+        kept = retained_text(source)
+        if kept:
+            parts.append(self.para(self.italic(self.esc(kept))))
         instructions = as_text(source.get("customInstructions"))
         if instructions.strip():
             parts.append(

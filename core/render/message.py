@@ -32,7 +32,14 @@ from core.render.links import block_key
 from core.render.notes import EntryNotes, session_notes
 from core.render.palette import palette
 from core.render.text import esc, json_excerpt, time_html
-from core.render.wording import GENERIC_MARK, assistant_facts, model_change_name, stop_note, usage_text
+from core.render.wording import (
+    GENERIC_MARK,
+    assistant_facts,
+    model_change_name,
+    retained_text,
+    stop_note,
+    usage_text,
+)
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -299,6 +306,9 @@ class EntryRenderer(EntryCards):
         inner = self.header("Compaction", extras, moment)
         if "role" not in source and source.get("firstKeptEntryId") == self.entry.id:
             inner += self.note("Keeps no earlier message: the model sees only the summary and what follows.")
+        kept = retained_text(source)
+        if kept:
+            inner += self.note(kept)
         instructions = as_text(source.get("customInstructions"))
         if instructions.strip():
             inner += self.note(f"Instructions for the summary: {instructions}")

@@ -24,6 +24,7 @@ __all__ = [
     "git_text",
     "model_change_name",
     "nested_call_lines",
+    "retained_text",
     "session_state_text",
     "stop_note",
     "system_facts",
@@ -180,6 +181,19 @@ def system_facts(message: dict[str, object]) -> list[str]:
         if count:
             facts.append(f"{count} {one if count == 1 else many}")
     return facts
+
+
+def retained_text(source: dict[str, object]) -> str:
+    """``Keeps the last 12 messages after the summary.`` for Prime Agent's compaction summary, else ``""``.
+
+    Args:
+        source: a compaction entry or a ``compactionSummary`` message (Prime Agent's carries
+            ``retainedMessageCount``).
+    """
+    count = as_number(source.get("retainedMessageCount"))
+    if count is None:
+        return ""
+    return f"Keeps the last {count:,.0f} message{'s' if count != 1 else ''} after the summary."
 
 
 def usage_entry_text(body: Body) -> str:

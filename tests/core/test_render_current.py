@@ -19,7 +19,7 @@ from core.render import (
 )
 from core.render.notes import EditNote, EntryNotes, edits_in_force
 from core.render.wording import GENERIC_MARK
-from core.session import Session, build_context, load_session
+from core.session import Entry, Session, build_context, load_session
 from tests.conftest import SHARED
 from tests.core.current_entries import SECTION_TEXT, SYSTEM_TEXT, write_current_session
 from tests.core.test_render import Tags, assert_safe
@@ -181,3 +181,13 @@ def test_modern_sample_renders_every_entry_and_marks_its_edits() -> None:
     marks = context_edit_marks(session, leaf, messages)
     assert sorted(m.target_id for m in marks if m is not None) == ["2f047d86", "9212b653"]
     assert not any(context_edit_marks(session, session.leaf_id, build_context(session)["messages"]))
+
+
+def test_prime_agent_compaction_summary_says_how_many_messages_it_keeps() -> None:
+    entry = Entry("ctx0", None, "message", "message", None, 0, 0, 0, "compactionSummary")
+    summary = {"role": "compactionSummary", "summary": "Done so far.", "tokensBefore": 900, "timestamp": 1}
+    message = {**summary, "retainedMessageCount": 12, "customInstructions": "Keep the tests."}
+    html = render_entry(entry, {"message": message})
+    assert "Keeps the last 12 messages after the summary." in html
+    assert "Instructions for the summary: Keep the tests." in html
+    assert "Keeps the last" not in render_entry(entry, {"message": summary})
