@@ -13,6 +13,7 @@ __all__ = [
     "duration",
     "one_line",
     "short_cost",
+    "short_duration",
     "short_tokens",
     "title",
     "total_cost",
@@ -98,3 +99,22 @@ def title(name: str | None, first_message: str, width: int = 80) -> str:
     """
     text = one_line(name or first_message)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def short_duration(ms: float | None) -> str:
+    """How long one model call or tool run took, to the precision that matters at its size.
+
+    Args:
+        ms: milliseconds (``durationMs`` of a message); None when unknown.
+
+    Returns:
+        ``"850 ms"``, ``"4.2 s"`` (one decimal below a minute), then :func:`duration`'s
+        ``"3 min 07 s"``; ``"-"`` for None.
+    """
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{max(0, round(ms))} ms"
+    if ms < 60_000:
+        return f"{ms // 100 / 10:.1f} s"  # cut, not rounded: 59,960 ms is not "60.0 s"
+    return duration(ms)
