@@ -242,6 +242,7 @@ class MainWindow(QMainWindow):
         messages.demo_requested.connect(lambda: self.set_roots([DEMO_DIR]))
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
+        messages.entry_requested.connect(opened.reveal_entry)
         self.tree_model.label_edit_requested.connect(self.editing.set_label)
         self.list_model.rename_requested.connect(self.editing.rename)
         self.table.customContextMenuRequested.connect(lambda pos: self._context_menu("list", self.table, pos))

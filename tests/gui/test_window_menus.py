@@ -111,3 +111,11 @@ def test_the_palette_runs_an_action_and_opens_recent_sessions(qtbot, window: Mai
     window.opened.reveal_entry(BRANCHES[0])
     palette.run_current()
     assert current_entry_id(window) == BRANCHES[1] and not palette.isVisible()
+
+
+def test_a_link_to_another_entry_in_the_message_view_selects_it(qtbot, window: MainWindow, sessions) -> None:
+    from PySide6.QtCore import QUrl
+
+    open_session(qtbot, window, sessions / BRANCHED)
+    window.message_view.anchorClicked.emit(QUrl(f"action:entry/{BRANCHES[1]}"))
+    assert current_entry_id(window) == BRANCHES[1]
