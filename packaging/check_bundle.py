@@ -40,9 +40,11 @@ SPEC = REPO / "packaging" / "prime-sessions.spec"
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
 SECRETS = "with-credentials.jsonl"
-CREDENTIALS = (  # one of several kinds the redaction looks for (made-up values)
-    "AKIAIOSFODNN7EXAMPLQ ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 sk_live_4eC39HqLyjWDarjtT1zdp7dc "
-    "postgres://admin:S3cr3tP4ssw0rd@db.example.com:5432/app"
+CREDENTIALS = (  # one of each kind the redaction looks for (made-up values)
+    "AKIAIOSFODNN7EXAMPLQ ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 "
+    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx sk_live_4eC39HqLyjWDarjtT1zdp7dc "
+    'postgres://admin:S3cr3tP4ssw0rd@db.example.com:5432/app API_SECRET="Zx9vQ2LmN8pR4tYw7KbC" '
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 )
 TIMINGS = re.compile(rb"\d+(\.\d+)? s\b")  # "read in 0.04 s": the only output that differs run to run
 TIMEOUT = 300
@@ -103,17 +105,11 @@ def _runner(command: list[str], place: Path, extra: dict[str, str] | None = None
     return run
 
 
-def _prepare(place: Path) -> Path:
-    """A fresh copy of the demo sessions in ``place`` (and the session with credentials); its folder."""
+def with_credentials(source: Path, target: Path) -> None:
+    """Write ``target``: ``source`` with one more user message, holding made-up credentials, on its leaf."""
     import orjson
 
-    if place.exists():
-        shutil.rmtree(place)
-    for name in _FOLDERS:
-        (place / name).mkdir(parents=True)
-    sessions = place / "sessions"
-    shutil.copytree(DEMO, sessions)
-    lines = (sessions / BRANCHED).read_bytes().splitlines()
+    lines = source.read_bytes().splitlines()
     last = orjson.loads(lines[-1])
     entry = {
         "type": "message",
@@ -122,7 +118,18 @@ def _prepare(place: Path) -> Path:
         "timestamp": last["timestamp"],
         "message": {"role": "user", "content": [{"type": "text", "text": CREDENTIALS}], "timestamp": 0},
     }
-    (sessions / SECRETS).write_bytes(b"\n".join([*lines, orjson.dumps(entry)]) + b"\n")
+    target.write_bytes(b"\n".join([*lines, orjson.dumps(entry)]) + b"\n")
+
+
+def _prepare(place: Path) -> Path:
+    """A fresh copy of the demo sessions in ``place`` (and the session with credentials); its folder."""
+    if place.exists():
+        shutil.rmtree(place)
+    for name in _FOLDERS:
+        (place / name).mkdir(parents=True)
+    sessions = place / "sessions"
+    shutil.copytree(DEMO, sessions)
+    with_credentials(sessions / BRANCHED, sessions / SECRETS)
     return sessions
 
 
@@ -218,7 +225,13 @@ def compare_commands(frozen: Run, source: Run, place: Path, report: Report) -> N
         else:
             report.check(got == data and bool(data), f"{what} ({len(got):,} bytes)", "the output differs")
     redacted = actual["export md --redact"][1]
-    leaked = [secret for secret in CREDENTIALS.split() if secret.encode() in redacted]
+    secrets = [
+        "AKIAIOSFODNN7EXAMPLQ",
+        "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+        "S3cr3tP4ssw0rd",
+        "Zx9vQ2LmN8pR4tYw7KbC",
+    ]
+    leaked = [secret for secret in secrets if secret.encode() in redacted]
     report.check(
         not leaked and b"[REDACTED:" in redacted, "export --redact replaces the credentials", str(leaked)
     )

@@ -80,31 +80,11 @@ import shutil  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from tests.helpers import load_script  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
-CREDENTIALS = (  # one of each kind the redaction looks for (made-up values)
-    "AKIAIOSFODNN7EXAMPLQ ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8 "
-    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx sk_live_4eC39HqLyjWDarjtT1zdp7dc "
-    'postgres://admin:S3cr3tP4ssw0rd@db.example.com:5432/app API_SECRET="Zx9vQ2LmN8pR4tYw7KbC" '
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-)
-
-
-def _with_credentials(source: Path, target: Path) -> None:
-    """``source`` with one more user message holding credentials, appended to its leaf."""
-    import orjson
-
-    lines = source.read_bytes().splitlines()
-    last = orjson.loads(lines[-1])
-    entry = {
-        "type": "message",
-        "id": "c0ffee00",
-        "parentId": last["id"],
-        "timestamp": last["timestamp"],
-        "message": {"role": "user", "content": [{"type": "text", "text": CREDENTIALS}], "timestamp": 0},
-    }
-    target.write_bytes(b"\n".join([*lines, orjson.dumps(entry)]) + b"\n")
 
 
 def _drive(scratch: Path) -> None:
@@ -118,7 +98,7 @@ def _drive(scratch: Path) -> None:
     if gui.app.main(["--scripted-check", str(out)]) != 0:
         raise SystemExit("runtime_imports: the scripted check failed")
     secret = sessions / "with-credentials.jsonl"
-    _with_credentials(sessions / BRANCHED, secret)
+    load_script(REPO / "packaging" / "check_bundle.py").with_credentials(sessions / BRANCHED, secret)
     catalogue = str(scratch / "catalogue")
     commands = [
         ["index", str(sessions), "--catalogue", catalogue],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import configparser
 import hashlib
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,11 +17,11 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from tests.conftest import REPO
+from tests.helpers import load_script
 
 pytestmark = [
     pytest.mark.packaging,
@@ -33,15 +32,7 @@ VERSION = "9.8.7rc1"
 MIME = "{http://www.freedesktop.org/standards/shared-mime-info}"
 
 
-def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("linux_package", PACKAGING / "linux_package.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-linux_package = _module()
+linux_package = load_script(PACKAGING / "linux_package.py")
 
 
 def _bundle(tmp_path: Path, executable: bytes | None = None) -> Path:

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from tests.helpers import load_script, private_environment
 
 SPEC = REPO / "packaging" / "prime-sessions.spec"
 DESKTOP = REPO / "packaging" / "prime-sessions.desktop"
@@ -135,15 +136,7 @@ def test_the_spec_collects_the_packages_imported_by_name(spec: dict[str, Any]) -
 def runtime_trace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What ``tests/runtime_imports.py`` saw the app load from the sources (offscreen, a private HOME)."""
     scratch = tmp_path_factory.mktemp("runtime-imports")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PRIME_", "XDG_"))}
-    env.update(
-        HOME=str(scratch / "home"),
-        XDG_CONFIG_HOME=str(scratch / "config"),
-        XDG_CACHE_HOME=str(scratch / "cache"),
-        XDG_DATA_HOME=str(scratch / "data"),
-        QT_QPA_PLATFORM="offscreen",
-        PYTHONPATH=str(REPO),
-    )
+    env = private_environment(scratch)
     out = scratch / "trace.json"
     done = subprocess.run(
         [sys.executable, "-m", "tests.runtime_imports", str(out)],
@@ -317,11 +310,7 @@ def test_the_desktop_entry_starts_the_command_with_the_icon() -> None:
 
 
 def _render_icons() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_icons", REPO / "packaging" / "render_icons.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "packaging" / "render_icons.py")
 
 
 def test_the_committed_icons_are_the_svg_rendered(qapp) -> None:

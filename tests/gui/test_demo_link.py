@@ -56,13 +56,10 @@ def test_label_rename_fork_and_trash_on_the_demo_leave_the_shipped_files_unchang
     open_session(qtbot, window, linear)
     assert window.editing.set_label(TARGET, "tried in the demo")
     assert window.editing.rename(str(linear), "Renamed in the demo")
-    source = load_session(linear)
-    at = source.path_to(source.leaf_id)[4].id
-    assert window.opened.select_entry(at) or window.opened.reveal_entry(at)
-    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT) as loaded:
+    assert window.opened.reveal_entry(TARGET)  # fork at the entry just labelled
+    with qtbot.waitSignal(window.editing.session_created, timeout=TIMEOUT) as created:
         window.editing.fork_action.trigger()
-    forked = Path(loaded.args[0].path)
-    assert forked.parent == copy
+    assert Path(created.args[0]).parent == copy
 
     qtbot.waitUntil(lambda: window.list_model.row_of(str(branched)) >= 0, timeout=TIMEOUT)
     proxy = window.proxy

@@ -7,7 +7,6 @@ double-click in a file manager makes), and the protocol in process against a pla
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -20,8 +19,8 @@ from PySide6.QtCore import QTimer
 
 from gui.main_window import MainWindow
 from gui.single_instance import Forwarded, InstanceServer, forward_to_running, server_name
-from tests.conftest import REPO
 from tests.gui.windows import TIMEOUT
+from tests.helpers import private_environment
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
@@ -48,18 +47,7 @@ def test_the_socket_is_the_users_own(runtime_dir: Path, monkeypatch: pytest.Monk
 
 # ---------------------------------------------------------------------------- two real processes
 def _environment(tmp_path: Path, runtime_dir: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PRIME_", "XDG_"))}
-    env.update(
-        HOME=str(tmp_path / "home"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_RUNTIME_DIR=str(runtime_dir),
-        QT_QPA_PLATFORM="offscreen",
-        PYTHONPATH=str(REPO),
-        PYTHONIOENCODING="utf-8",
-    )
-    return env
+    return private_environment(tmp_path, XDG_RUNTIME_DIR=str(runtime_dir))
 
 
 @pytest.fixture
