@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         opened.entry_shown.connect(messages.show)
         catalogue.roots_changed.connect(self._on_roots_changed)
         catalogue.refresh_finished.connect(self._after_refresh)
-        messages.demo_requested.connect(lambda: self.set_roots([DEMO_DIR]))
+        messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
         messages.entry_requested.connect(opened.reveal_entry)
@@ -283,6 +283,18 @@ class MainWindow(QMainWindow):
     def set_roots(self, roots: list[Path]) -> None:
         """List the sessions under other folders (replaces the list)."""
         self.catalogue.set_roots(roots)
+
+    def open_demo(self) -> None:
+        """List the user's copy of the demo sessions (made on first use), never the shipped files."""
+        from core.errors import PrimeSessionsError
+        from core.writing import demo_copy
+
+        try:
+            folder = demo_copy(DEMO_DIR)
+        except PrimeSessionsError as err:
+            self.statusBar().showMessage(str(err))
+            return
+        self.set_roots([folder])
 
     def refresh(self) -> None:
         """Bring the catalogue up to date and read the open session again (both in workers)."""
