@@ -274,11 +274,14 @@ class SessionReader:
                 "missing-header",
                 "The file does not start with a session header; its entries are shown without one.",
             )
+        odd_type = False
+        if type(typ) is not str:
+            # A list or an object cannot even be looked up in a set: such a line must cost only itself.
+            odd_type = type(typ) is list or type(typ) is dict
+            typ = ""
         if typ in KNOWN_TYPES:
             kind = typ
         else:
-            if type(typ) is not str:
-                typ = ""
             kind = TYPE_ALIASES.get(typ, typ or "(no type)")
         legacy = self.version < 2
         entry_id = None if legacy else obj.get("id")
@@ -323,6 +326,10 @@ class SessionReader:
                     self._usage_overrides[target] = usage
             if typ != kind:
                 self._diag(line_no, "variant", f"Entry type {typ!r} was read as {kind!r}.", entry_id)
+        elif odd_type:
+            what = "a list" if type(obj.get("type")) is list else "an object"
+            message = f"The entry's type is {what}, not text; it is kept as an unknown entry."
+            self._diag(line_no, "invalid-field", message, entry_id)
         else:
             shown = repr(typ) if typ else "(none)"
             self._diag(line_no, "unknown-type", f"Unknown entry type {shown}; kept as it is.", entry_id)
@@ -435,7 +442,8 @@ class SessionReader:
     def _synthesise_id(self, line_no: int) -> str:
         import hashlib  # only legacy files need it; keep it off the start-up path
 
-        seed = f"{self.session_id or self.path}\0{line_no}".encode()
+        # A header id may hold half a surrogate pair (a "\ud800" escape): encode it as it is.
+        seed = f"{self.session_id or self.path}\0{line_no}".encode("utf-8", "surrogatepass")
         salt = 0
         while True:
             digest = hashlib.blake2b(seed + salt.to_bytes(2, "little"), digest_size=4).hexdigest()

@@ -330,6 +330,8 @@ class Session(SessionReader):
                 self._read_from(fd, 0)
                 return RefreshResult(list(self.entries), True, reason)
             if st.st_size == self._read_end:
+                # Nothing beyond what was read: a partial last line seen before was cut away since.
+                self._tail_diagnostic = None
                 return RefreshResult()
             start = self._read_end
             if self._unterminated:
