@@ -273,7 +273,8 @@ def _context(args: argparse.Namespace) -> int:
     leaf: str | DefaultLeaf | None = DEFAULT_LEAF
     if args.leaf is not None:
         leaf = None if args.leaf == "null" else args.leaf
-    settings, messages = iter_context(session, leaf)
+    # serviceTier for every file, as Prime Agent's context has it ("default" unless a file of its changed it).
+    settings, messages = iter_context(session, leaf, service_tier=True)
     # Written message by message (one per line): a 20,000-message context never sits in memory whole.
     stream = sys.stdout.buffer
     sys.stdout.flush()
