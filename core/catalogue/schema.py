@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
 # that nobody created it meanwhile (``executescript`` would commit that transaction first).

@@ -1,8 +1,8 @@
 """Every write to disk: label and name appends, new session files (fork, clone), exports, the trash.
 
 ``writer`` (appends that check every byte already read, new files by temporary name + fsync + link),
-``edits`` (label and name edits with their inverses, for undo), ``trash`` (send2trash, never a delete)
-and ``ids`` (new entry and session ids).
+``edits`` (label and name edits with their inverses, for undo), ``trash`` (send2trash, never a delete),
+``demo`` (the user's copy of the shipped demo sessions) and ``ids`` (new entry and session ids).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from core.writing.demo import default_data_dir, demo_copy
     from core.writing.edits import SetLabel, SetName, label_edit, name_edit
     from core.writing.trash import TrashResult, trash_sessions
     from core.writing.writer import append_label, append_session_name, clone_session, fork_session, write_file
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
+        "core.writing.demo": "default_data_dir demo_copy",
         "core.writing.edits": "label_edit name_edit SetLabel SetName",
         "core.writing.trash": "trash_sessions TrashResult",
         "core.writing.writer": "append_label append_session_name clone_session fork_session write_file",
