@@ -276,19 +276,27 @@ def _show(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- context
 def _context(args: argparse.Namespace) -> int:
     from core.session import DEFAULT_LEAF, iter_context
+    from core.session.jsonl import encode_json
 
     session = load_session(args.file, checksum=False)
     leaf: str | DefaultLeaf | None = DEFAULT_LEAF
     if args.leaf is not None:
         leaf = None if args.leaf == "null" else args.leaf
-    settings, messages = iter_context(session, leaf)
+    # serviceTier for every file, as Prime Agent's context has it ("default" unless a file of its changed it).
+    settings, messages = iter_context(session, leaf, service_tier=True)
     # Written message by message (one per line): a 20,000-message context never sits in memory whole.
     stream = sys.stdout.buffer
     sys.stdout.flush()
     stream.write(b'{"messages": [')
     for index, message in enumerate(messages):
         stream.write(b"\n" if index == 0 else b",\n")
-        stream.write(json_bytes(message))
+        try:
+            data = json_bytes(message)
+        except RecursionError:
+            # Nested deeper than orjson writes (the loader accepts 1024 levels, as orjson parses) and
+            # than the standard library recurses: written without recursion instead.
+            data = encode_json(message)
+        stream.write(data)
     stream.write(b"]")
     for key, value in settings.items():
         stream.write(b', "' + key.encode() + b'": ' + json_bytes(value))

@@ -1,10 +1,12 @@
 """One session file: read leniently into an index by byte offset, its tree, what the model saw, its summary.
 
 ``session`` (the :class:`Session` object: lookups, bodies, incremental refresh), ``reader`` (lines into
-the index, in-memory migration of legacy versions), ``entry`` (the per-entry record and its typed
-``info``), ``tree`` (parents, children, roots), ``context`` (the reference's ``buildSessionContext``),
-``summary``, ``usage`` (token and cost totals), ``diagnostics``, ``jsonl`` (one line to an object) and
-``discovery`` (where session files are).
+the index), ``migration`` (a body as its agent holds it: legacy versions, child usage), ``files``
+(opening a file for reading), ``entry`` (the per-entry record, its typed ``info`` and the type
+vocabulary of every agent), ``flavour`` (which agent wrote a file, so whose rules read it), ``tree``
+(parents, children, roots), ``context`` (each agent's ``buildSessionContext``, with provenance),
+``summary``, ``usage`` (token and cost totals), ``diagnostics``, ``jsonl`` (one line to an object and
+back) and ``discovery`` (where session files are).
 """
 
 from __future__ import annotations
@@ -14,10 +16,24 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from core.session.context import DEFAULT_LEAF, build_context, iter_context
+    from core.session.context import (
+        DEFAULT_LEAF,
+        ContextItem,
+        build_context,
+        iter_context,
+        iter_context_items,
+    )
     from core.session.diagnostics import Diagnostic, Severity
     from core.session.discovery import default_roots, find_session_files
-    from core.session.entry import AssistantInfo, CompactionInfo, Entry, EntryInfo, LabelInfo
+    from core.session.entry import (
+        AssistantInfo,
+        CompactionInfo,
+        ContextEditInfo,
+        Entry,
+        EntryInfo,
+        LabelInfo,
+    )
+    from core.session.flavour import Flavour
     from core.session.session import RefreshResult, Session, load_session
     from core.session.summary import SessionSummary, summarize
     from core.session.tree import SessionTree
@@ -26,10 +42,11 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "core.session.context": "build_context DEFAULT_LEAF iter_context",
+        "core.session.context": "build_context ContextItem DEFAULT_LEAF iter_context iter_context_items",
         "core.session.diagnostics": "Diagnostic Severity",
         "core.session.discovery": "default_roots find_session_files",
-        "core.session.entry": "AssistantInfo CompactionInfo Entry EntryInfo LabelInfo",
+        "core.session.entry": "AssistantInfo CompactionInfo ContextEditInfo Entry EntryInfo LabelInfo",
+        "core.session.flavour": "Flavour",
         "core.session.session": "load_session RefreshResult Session",
         "core.session.summary": "SessionSummary summarize",
         "core.session.tree": "SessionTree",

@@ -1,18 +1,44 @@
-"""What the model saw: ``build_context`` follows the reference's ``buildSessionContext`` exactly.
+"""What the model saw: the context the agent that wrote a file builds from it, exactly as it builds it.
 
-Walk from the leaf to the root; take the thinking level and model from the whole path; with a
-compaction on the path emit its summary, then the kept entries from ``firstKeptEntryId`` up to the
-compaction, then everything after it. Message entries are passed through verbatim; custom_message and
-non-empty branch_summary entries become messages. Bookkeeping entries contribute nothing.
+Every agent walks from the leaf to the root; takes the thinking level, the model (and Prime Agent's
+service tier) from the whole path; with a compaction on the path emits its summary, then the kept
+entries from ``firstKeptEntryId`` up to the compaction, then everything after it. ``message`` entries
+are passed through verbatim; ``custom_message`` and non-empty ``branch_summary`` entries become
+messages; bookkeeping entries contribute nothing.
+
+Where the agents differ, the file's flavour (:mod:`core.session.flavour`, which documents how it is
+decided) picks whose rules apply:
+
+* pi 0.73.1 (``Flavour.PI_0``): exactly the above.
+* pi 1.6.0 (``Flavour.PI_1``, ``buildSessionProjection``): a compaction's ``systemMessage`` comes
+  before its summary; ``system`` messages inside the kept range are skipped; a ``context_edit``
+  applies (the latest per target among the entries in the built context, so none from before the
+  kept range): ``replacement: null`` drops the target's messages, otherwise only the ``content`` of a
+  user, assistant, toolResult or custom message is replaced (a string becomes one text block for
+  assistant and toolResult); null or missing content becomes ``[]`` (``""`` for a system message).
+* Prime Agent (``Flavour.PRIME_AGENT``): pi 0.73.1's rules, ``child_usage_attributed`` applied to the
+  bodies on load (:meth:`core.session.session.Session.usage_overrides`), and the compaction summary
+  carries ``retainedMessageCount`` and ``customInstructions`` as the fork's
+  ``createCompactionSummaryMessage`` writes them.
+
+A Prime Agent file's context carries ``serviceTier`` (the last ``service_tier_change`` on the path,
+``"default"`` without one), as the fork's does; pi's has none, so pi files get none unless asked for
+(``service_tier=True``, what ``prime-sessions context`` prints for every file: only Prime Agent files
+can change it, so for any other file it is ``"default"``).
+
+Provenance for displays: :func:`iter_context_items` yields, per message, the entry it came from and
+the ``context_edit`` entry that replaced its content (None when the content is as written), so a view
+can mark edited content. The messages themselves are exactly those :func:`build_context` returns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from enum import Enum
-from typing import Final, NotRequired, TypedDict
+from typing import Final, NamedTuple, NotRequired, TypedDict
 
-from core.session.entry import Entry, js_truthy
+from core.session.entry import ContextEditInfo, Entry, js_truthy
+from core.session.flavour import Flavour
 from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.timefmt import js_date_ms
@@ -32,28 +58,63 @@ DEFAULT_LEAF: Final = DefaultLeaf.DEFAULT_LEAF
 
 
 class ContextSettings(TypedDict):
-    """The settings of a context, in the reference's key order (``thinkingLevel`` absent when undefined)."""
+    """The settings of a context, in Prime Agent's key order.
+
+    ``thinkingLevel`` (and ``serviceTier``) are absent when the deciding entry lacks the field, as
+    ``JSON.stringify`` drops an undefined value; ``serviceTier`` is present only where it was asked
+    for (see :func:`iter_context_items`).
+    """
 
     thinkingLevel: NotRequired[object]
+    serviceTier: NotRequired[object]
     model: object
 
 
 class SessionContext(ContextSettings):
-    """:func:`build_context`'s result: the reference's ``{messages, thinkingLevel, model}``.
+    """:func:`build_context`'s result: ``{messages, thinkingLevel, model}``, and maybe ``serviceTier``.
 
-    A message is passed through as the file holds it: an object in any valid file, but whatever JSON
-    value a damaged ``message`` field holds, as in the reference.
+    ``serviceTier`` comes before ``model``, for a Prime Agent file or when asked for. A message is
+    passed through as the file holds it: an object in any valid file, but whatever JSON value a
+    damaged ``message`` field holds, as in the reference.
     """
 
     messages: list[object]
 
 
+class ContextItem(NamedTuple):
+    """One message of the context and where it came from (see :func:`iter_context_items`).
+
+    Attributes:
+        message: the message exactly as :func:`build_context` lists it.
+        entry: the entry it came from: the message, custom_message or branch_summary entry, or the
+            compaction for its summary and its system message.
+        edit: the ``context_edit`` entry whose replacement this message's content is; None when the
+            content is as written.
+        system_message: True for a compaction's ``systemMessage`` (pi 1.x), which comes before its summary.
+    """
+
+    message: object
+    entry: Entry
+    edit: Entry | None = None
+    system_message: bool = False
+
+
 _MISSING: Final = object()
 _MESSAGE_KINDS = ("message", "custom_message", "branch_summary")
+_EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
 
-def build_context(session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF) -> SessionContext:
-    """Return ``{"messages", "thinkingLevel", "model"}`` as the reference computes it for ``leaf``.
+def _no_settings(service_tier: bool) -> ContextSettings:
+    """The settings of an empty context (the null leaf, or a file without entries)."""
+    if service_tier:
+        return {"thinkingLevel": "off", "serviceTier": "default", "model": None}
+    return {"thinkingLevel": "off", "model": None}
+
+
+def build_context(
+    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF, *, service_tier: bool | None = None
+) -> SessionContext:
+    """Return ``{"messages", "thinkingLevel", "model"}`` as the file's agent computes it.
 
     See :func:`iter_context` for the same without holding every message in memory at once.
 
@@ -61,38 +122,61 @@ def build_context(session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEA
         session: a loaded session.
         leaf: an entry id; ``None`` for the explicit null leaf (no messages, thinking ``off``, model
             null); an unknown id or :data:`DEFAULT_LEAF` falls back to the last entry in file order.
+        service_tier: include ``serviceTier``: None (the default) for Prime Agent files only, as the
+            agents do; True for every file; False for none.
 
     Returns:
-        A dict equal, after a JSON round trip, to the reference result. Keys whose value would be
+        A dict equal, after a JSON round trip, to the agent's result. Keys whose value would be
         ``undefined`` in JavaScript are absent.
     """
-    settings, messages = iter_context(session, leaf)
+    settings, messages = iter_context(session, leaf, service_tier=service_tier)
     return {"messages": list(messages), **settings}
 
 
 def iter_context(
-    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF
+    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF, *, service_tier: bool | None = None
 ) -> tuple[ContextSettings, Iterator[object]]:
     """The context as ``(settings, messages)``, the messages produced one at a time.
 
-    Settings are ``thinkingLevel`` (when defined) and ``model``; message bodies are read as needed.
-
-    Args and results are those of :func:`build_context`, which is ``{"messages": list(messages),
-    **settings}``. A 20,000-message context can so be written out without holding it all.
+    Settings are ``thinkingLevel`` (when defined), ``serviceTier`` (when asked for) and ``model``;
+    message bodies are read as needed. Args and results are those of :func:`build_context`, which is
+    ``{"messages": list(messages), **settings}``. A 20,000-message context can so be written out
+    without holding it all.
     """
+    settings, items = iter_context_items(session, leaf, service_tier=service_tier)
+    return settings, (item.message for item in items)
+
+
+def iter_context_items(
+    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF, *, service_tier: bool | None = None
+) -> tuple[ContextSettings, Iterator[ContextItem]]:
+    """The context as ``(settings, items)``: each message with the entry it came from and its edit.
+
+    The API for views that show "what the model saw" and mark what a ``context_edit`` changed: the
+    messages are exactly those of :func:`iter_context` for the same leaf, in order. A target that an
+    edit dropped yields nothing; :meth:`core.session.session.Session.context_edits_for` lists every
+    edit naming an entry, whichever the leaf.
+
+    Args:
+        session: a loaded session.
+        leaf: as for :func:`build_context`.
+        service_tier: as for :func:`build_context`.
+    """
+    flavour = session.flavour
+    tiered = flavour is Flavour.PRIME_AGENT if service_tier is None else service_tier
     if leaf is None:
-        return {"thinkingLevel": "off", "model": None}, iter(())
+        return _no_settings(tiered), iter(())
     target = session.get(leaf) if leaf is not DEFAULT_LEAF and leaf else None
     if target is None:
         target = session.leaf  # no or an unknown id: the last entry in file order, as the reference does
     if target is None:
-        return {"thinkingLevel": "off", "model": None}, iter(())
+        return _no_settings(tiered), iter(())
     path = session.path_to(target.id)
 
-    # Only the last thinking change, the last model-bearing entry and the last compaction on the path
-    # decide the settings, so only their bodies (and those of the emitted entries) are read: a long
-    # compacted session reads a few hundred lines, not the whole path.
-    last_thinking = last_model = last_compaction = -1
+    # Only the last thinking, tier and model-bearing entry and the last compaction on the path decide
+    # the settings, so only their bodies (and those of the emitted entries) are read: a long compacted
+    # session reads a few hundred lines, not the whole path.
+    last_thinking = last_tier = last_model = last_compaction = -1
     for index, entry in enumerate(path):
         kind = entry.kind
         if kind == "thinking_level_change":
@@ -101,13 +185,55 @@ def iter_context(
             last_model = index
         elif kind == "compaction":
             last_compaction = index
+        elif kind == "service_tier_change":
+            last_tier = index
 
-    deciding = [path[i] for i in (last_thinking, last_model, last_compaction) if i >= 0]
+    deciding = [path[i] for i in (last_thinking, last_tier, last_model, last_compaction) if i >= 0]
     bodies = dict(zip((id(e) for e in deciding), session.bodies(deciding), strict=True))
+    settings = _settings(path, bodies, last_thinking, last_tier, last_model, tiered)
 
+    compaction: Entry | None = None
+    if last_compaction >= 0:
+        compaction = path[last_compaction]
+        first_kept = bodies[id(compaction)].get("firstKeptEntryId", _MISSING)
+        # firstKeptEntryId may name any entry on the path, not only one that makes a message; when it
+        # is not on the path before the compaction (pi 1.x writes the compaction's own id to keep
+        # nothing), nothing before the compaction is kept.
+        start = next((i for i in range(last_compaction) if path[i].id == first_kept), last_compaction)
+        kept = path[start:last_compaction]
+        after = path[last_compaction + 1 :]
+        if flavour is Flavour.PI_1:
+            kept = [e for e in kept if not (e.kind == "message" and e.role == "system")]
+    else:
+        kept, after = [], path
+
+    edits = _latest_edits(kept, after) if flavour is Flavour.PI_1 else {}
+    if edits:
+        dropped = {target_id for target_id, edit in edits.items() if _drops(edit)}
+        kept = [e for e in kept if e.id not in dropped]
+        after = [e for e in after if e.id not in dropped]
+        # Replacements are read up front: an edit usually comes after its target on the path.
+        replacing = [e for e in edits.values() if not _drops(e)]
+        bodies.update(zip((id(e) for e in replacing), session.bodies(replacing), strict=True))
+    plan = _Plan(session, flavour, bodies, edits, compaction, kept, after)
+    return settings, plan.items()
+
+
+def _settings(
+    path: list[Entry],
+    bodies: dict[int, JsonObject],
+    last_thinking: int,
+    last_tier: int,
+    last_model: int,
+    tiered: bool,
+) -> ContextSettings:
+    """The settings from the deciding entries' bodies (indexes into ``path``, -1 for none)."""
     thinking: object = "off"
     if last_thinking >= 0:
         thinking = bodies[id(path[last_thinking])].get("thinkingLevel", _MISSING)
+    tier: object = "default" if tiered else _MISSING
+    if tiered and last_tier >= 0:
+        tier = bodies[id(path[last_tier])].get("serviceTier", _MISSING)
     model: object = None
     if last_model >= 0:
         entry = path[last_model]
@@ -118,63 +244,188 @@ def iter_context(
             message = body["message"]
             # An assistant role was read from this very object, so it is one (unless the file changed).
             model = _pick(message if isinstance(message, dict) else {}, provider="provider", modelId="model")
-
-    settings: ContextSettings = {"model": model}
-    if thinking is not _MISSING:
-        settings = {"thinkingLevel": thinking, "model": model}
-
-    head: list[object] = []
-    if last_compaction >= 0:
-        body = bodies[id(path[last_compaction])]
-        head.append(
-            _pick(
-                body,
-                role=("compactionSummary",),
-                summary="summary",
-                tokensBefore="tokensBefore",
-                timestamp=(js_date_ms(body.get("timestamp")),),
-            )
-        )
-        first_kept = body.get("firstKeptEntryId", _MISSING)
-        # firstKeptEntryId may name any entry on the path, not only one that makes a message; when it
-        # is not on the path before the compaction, nothing before the compaction is kept.
-        start = next((i for i in range(last_compaction) if path[i].id == first_kept), last_compaction)
-        shown = path[start:last_compaction] + path[last_compaction + 1 :]
-    else:
-        shown = path
-    emitted = [e for e in shown if e.kind in _MESSAGE_KINDS]
-    return settings, _messages(session, emitted, bodies, head)
+    # Keys in Prime Agent's order; one whose field is missing is absent, as JSON.stringify drops undefined.
+    if thinking is _MISSING and tier is _MISSING:
+        return {"model": model}
+    if thinking is _MISSING:
+        return {"serviceTier": tier, "model": model}
+    if tier is _MISSING:
+        return {"thinkingLevel": thinking, "model": model}
+    return {"thinkingLevel": thinking, "serviceTier": tier, "model": model}
 
 
-def _messages(
-    session: Session, emitted: list[Entry], preloaded: dict[int, JsonObject], head: list[object]
-) -> Iterator[object]:
-    yield from head
-    # Bodies are read in path order as the messages are produced; those read for the settings are reused.
-    loading = session.bodies(e for e in emitted if id(e) not in preloaded)
-    for entry in emitted:
-        body = preloaded[id(entry)] if id(entry) in preloaded else next(loading)
+def _latest_edits(kept: list[Entry], after: list[Entry]) -> dict[str, Entry]:
+    """Target id -> (pi 1.x) the latest context_edit naming it among the entries of the built context."""
+    edits: dict[str, Entry] = {}
+    for entries in (kept, after):
+        for entry in entries:
+            info = entry.info
+            if (
+                entry.kind == "context_edit"
+                and isinstance(info, ContextEditInfo)
+                and type(info.target) is str
+            ):
+                edits[info.target] = entry
+    return edits
+
+
+def _drops(edit: Entry) -> bool:
+    info = edit.info
+    return isinstance(info, ContextEditInfo) and info.drops
+
+
+class _Plan:
+    """The entries a context is made of, and the rules to turn them into messages."""
+
+    def __init__(
+        self,
+        session: Session,
+        flavour: Flavour,
+        bodies: dict[int, JsonObject],
+        edits: dict[str, Entry],
+        compaction: Entry | None,
+        kept: list[Entry],
+        after: list[Entry],
+    ) -> None:
+        self.session = session
+        self.flavour = flavour
+        self.bodies = bodies
+        self.edits = edits
+        self.compaction = compaction
+        self.kept = [e for e in kept if e.kind in _MESSAGE_KINDS]
+        self.after = [e for e in after if e.kind in _MESSAGE_KINDS]
+
+    def items(self) -> Iterator[ContextItem]:
+        """The messages in order; bodies are read in path order as they are produced."""
+        bodies = self.bodies
+        compaction = self.compaction
+        if compaction is None:
+            yield from self._from(self.after)
+            return
+        if self.flavour is Flavour.PRIME_AGENT:
+            # The summary counts the messages kept before it, so those are made first.
+            retained = list(self._from(self.kept))
+            yield ContextItem(self._summary(bodies[id(compaction)], len(retained)), compaction)
+            yield from retained
+        else:
+            if self.flavour is Flavour.PI_1:
+                yield from self._compaction_pi1(compaction)
+            else:
+                yield ContextItem(self._summary(bodies[id(compaction)]), compaction)
+            yield from self._from(self.kept)
+        yield from self._from(self.after)
+
+    def _from(self, entries: list[Entry]) -> Iterator[ContextItem]:
+        preloaded = self.bodies
+        loading = self.session.bodies(e for e in entries if id(e) not in preloaded)
+        for entry in entries:
+            body = preloaded[id(entry)] if id(entry) in preloaded else next(loading)
+            message = self._message(entry, body)
+            if message is _MISSING:
+                continue
+            edit = self.edits.get(entry.id)
+            if edit is not None:
+                message, applied = _apply_edit(message, self.bodies[id(edit)])
+                yield ContextItem(message, entry, edit if applied else None)
+            else:
+                yield ContextItem(message, entry)
+
+    def _message(self, entry: Entry, body: JsonObject) -> object:
+        """The message one entry makes, or ``_MISSING`` when it makes none."""
+        pi1 = self.flavour is Flavour.PI_1
         if entry.kind == "message":
-            if "message" in body:
-                yield body["message"]
-        elif entry.kind == "custom_message":
-            yield _pick(
+            if "message" not in body:
+                return _MISSING
+            message = body["message"]
+            if pi1 and isinstance(message, dict) and message.get("content") is None:
+                # Session files are not validated: 1.x fills in what a hand edit or a fork left out.
+                role = message.get("role")
+                if role == "system":
+                    return {**message, "content": ""}
+                if role in ("user", "assistant", "toolResult"):
+                    return {**message, "content": []}
+            return message
+        if entry.kind == "custom_message":
+            content: object = body.get("content", _MISSING)
+            if pi1 and (content is None or content is _MISSING):
+                content = []
+            return _pick(
                 body,
                 role=("custom",),
                 customType="customType",
-                content="content",
+                content=(content,) if content is not _MISSING else "content",
                 display="display",
                 details="details",
                 timestamp=(js_date_ms(body.get("timestamp")),),
             )
-        elif js_truthy(body.get("summary")):
-            yield _pick(
+        if js_truthy(body.get("summary")):
+            return _pick(
                 body,
                 role=("branchSummary",),
                 summary="summary",
                 fromId="fromId",
                 timestamp=(js_date_ms(body.get("timestamp")),),
             )
+        return _MISSING
+
+    def _summary(self, body: JsonObject, retained: int | None = None) -> JsonObject:
+        timestamp = (js_date_ms(body.get("timestamp")),)
+        if retained is None:
+            return _pick(
+                body,
+                role=("compactionSummary",),
+                summary="summary",
+                tokensBefore="tokensBefore",
+                timestamp=timestamp,
+            )
+        return _pick(
+            body,
+            role=("compactionSummary",),
+            summary="summary",
+            tokensBefore="tokensBefore",
+            retainedMessageCount=(retained,),
+            customInstructions="customInstructions",
+            timestamp=timestamp,
+        )
+
+    def _compaction_pi1(self, compaction: Entry) -> Iterator[ContextItem]:
+        body = self.bodies[id(compaction)]
+        made: list[tuple[object, bool]] = []
+        system = body.get("systemMessage")
+        if js_truthy(system):
+            made.append((system, True))
+        made.append((self._summary(body), False))
+        edit = self.edits.get(compaction.id)
+        for message, is_system in made:
+            if edit is None:
+                yield ContextItem(message, compaction, None, is_system)
+            elif not _drops(edit):
+                message, applied = _apply_edit(message, self.bodies[id(edit)])
+                yield ContextItem(message, compaction, edit if applied else None, is_system)
+
+
+def _apply_edit(message: object, edit: JsonObject) -> tuple[object, bool]:
+    """Pi 1.x's ``projectContextEntry`` for a replacement (not a drop): ``(message, replaced?)``.
+
+    An edit without a ``replacement`` (pi 1.6 fails on one) changes nothing; a replacement that is not
+    an object, or has no ``content``, leaves the message without content, as ``JSON.stringify`` drops
+    pi's undefined.
+    """
+    if "replacement" not in edit or not isinstance(message, dict):
+        return message, False
+    role = message.get("role")
+    if role not in _EDITABLE_ROLES:
+        return message, False
+    replacement = edit["replacement"]
+    content = replacement.get("content", _MISSING) if isinstance(replacement, dict) else _MISSING
+    if isinstance(content, str) and role in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]
+    edited = dict(message)
+    if content is _MISSING:
+        edited.pop("content", None)
+    else:
+        edited["content"] = content
+    return edited, True
 
 
 def _pick(source: JsonObject, **fields: object) -> JsonObject:

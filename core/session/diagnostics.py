@@ -24,6 +24,7 @@ KINDS: dict[str, Severity] = {
     "truncated-line": Severity.ERROR,  # last line without newline that does not parse (crash mid-write)
     "missing-header": Severity.ERROR,  # first parsed line is not a session header
     "duplicate-header": Severity.WARNING,  # a second header line; ignored, as the reference does
+    "newer-version": Severity.WARNING,  # a header version above 3 (a newer agent); read as version 3
     "invalid-utf8": Severity.WARNING,  # bytes replaced by U+FFFD, as the reference's UTF-8 decoding does
     "missing-id": Severity.WARNING,  # an entry without id in a v2/v3 file; given one and chained
     "duplicate-id": Severity.WARNING,  # the later entry wins for lookups; the earlier stays listed

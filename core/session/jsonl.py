@@ -8,6 +8,7 @@ we fall back to the standard library only for lines orjson refuses; the common c
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
@@ -84,3 +85,61 @@ def decode_line(line: bytes) -> tuple[object, str | None]:
         return _fallback_decoder().decode(text.strip()), note
     except (ValueError, RecursionError):
         return None, "invalid-json"
+
+
+_Member: TypeAlias = tuple[bytes, object]  # what goes before a value (a separator, a key), the value
+
+
+def encode_json(value: object) -> bytes:
+    r"""``value`` as compact JSON bytes, as ``orjson.dumps`` writes it, at any depth and with any string.
+
+    orjson refuses two things a session file can hold: nesting deeper than 255 levels (the loader
+    accepts up to 1024, as orjson parses) and lone surrogates (``JSON.parse`` accepts a ``"\ud800"``
+    escape). Then the value is written without recursion, lone surrogates as the same escapes, as
+    ``JSON.stringify`` does; every other value is written exactly as orjson writes it.
+    """
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    pieces: list[bytes] = []
+    append = pieces.append
+    frames: list[Iterator[_Member]] = [iter(((b"", value),))]
+    closers = [b""]
+    while frames:
+        member = next(frames[-1], None)  # a member is a tuple, never None
+        if member is None:
+            frames.pop()
+            append(closers.pop())
+            continue
+        prefix, item = member
+        append(prefix)
+        if isinstance(item, dict) and item:
+            append(b"{")
+            frames.append(_members(item))
+            closers.append(b"}")
+        elif isinstance(item, list) and item:
+            append(b"[")
+            frames.append((b"," if index else b"", element) for index, element in enumerate(item))
+            closers.append(b"]")
+        else:
+            append(_scalar(item))
+    return b"".join(pieces)
+
+
+def _members(obj: dict[object, object]) -> Iterator[_Member]:
+    for index, (key, item) in enumerate(obj.items()):
+        yield (b"," if index else b"") + _scalar(key if isinstance(key, str) else str(key)) + b":", item
+
+
+def _scalar(value: object) -> bytes:
+    try:
+        return orjson.dumps(value)  # also {} and [], which are never nested
+    except (TypeError, orjson.JSONEncodeError):
+        if isinstance(value, str):
+            import json
+
+            return json.dumps(value, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        if isinstance(value, int):
+            return str(value).encode()  # beyond 64 bits: JSON has no limit
+        raise

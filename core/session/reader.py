@@ -7,9 +7,11 @@ the number of entries, not to the file size.
 
 Migration from version 1 and 2 happens in memory exactly as the reference does it (ids and parent
 ids for v1 chains, ``firstKeptEntryIndex`` -> ``firstKeptEntryId``, ``hookMessage`` -> ``custom``,
-variant type spellings), with one deliberate difference: synthesised ids are derived from the session
-id and the line number, so the same file gives the same ids on every load (the reference draws random
-ones).
+variant type spellings; :mod:`core.session.migration` applies it to each body read), with one
+deliberate difference: synthesised ids are derived from the session id and the line number, so the
+same file gives the same ids on every load (the reference draws random ones). While reading, the
+index also notes what tells which agent wrote the file (:mod:`core.session.flavour`) and which
+``context_edit`` entries name which target.
 
 :class:`SessionReader` holds the index and fills it; :class:`core.session.session.Session` builds the
 public object on it (lookups, bodies, refresh).
@@ -18,7 +20,6 @@ public object on it (lookups, bodies, refresh).
 from __future__ import annotations
 
 import os
-import stat
 import zlib
 from collections.abc import Callable
 from typing import TypeAlias
@@ -30,14 +31,19 @@ from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
 from core.session.entry import (
     KNOWN_TYPES,
+    PRIME_AGENT_TYPES,
     TYPE_ALIASES,
     AssistantInfo,
     CompactionInfo,
+    ContextEditInfo,
     Entry,
     LabelInfo,
     js_truthy,
 )
+from core.session.files import open_regular
+from core.session.flavour import Flavour, flavour_of
 from core.session.jsonl import JsonObject, decode_line
+from core.session.migration import migrate_body, resolve_overrides
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
 from core.timefmt import is_valid_timestamp
@@ -51,47 +57,6 @@ _HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second 
 
 Observer: TypeAlias = Callable[[Entry, JsonObject], None]
 """Called with every new entry and the object parsed from its line (see :class:`core.session.Session`)."""
-
-# A plain open() of a FIFO named *.jsonl would block until a writer appears; O_NONBLOCK makes it
-# return at once so the file-type check below can refuse it. It changes nothing for regular files.
-READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
-def open_regular(path: str, missing: str) -> tuple[int, os.stat_result]:
-    """Open ``path`` for reading and check it is a regular file; every failure is a SessionReadError.
-
-    Args:
-        path: the session file.
-        missing: how to finish the sentence "<path> ..." when the file does not exist.
-
-    Returns:
-        The open descriptor (the caller closes it) and its ``fstat``.
-    """
-    try:
-        fd = os.open(path, READ_FLAGS)
-    except FileNotFoundError as err:
-        raise SessionReadError(f"{path} {missing}.") from err
-    except IsADirectoryError as err:
-        raise SessionReadError(f"{path} is a folder, not a session file.") from err
-    except PermissionError as err:
-        if os.path.isdir(path):  # Windows refuses to open folders with a permission error
-            raise SessionReadError(f"{path} is a folder, not a session file.") from err
-        raise SessionReadError(f"You do not have permission to read {path}.") from err
-    except OSError as err:
-        raise SessionReadError(f"Cannot read {path}: {err.strerror or err}.") from err
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise SessionReadError(f"{path} is a folder, not a session file.")
-        if not stat.S_ISREG(st.st_mode):
-            raise SessionReadError(f"{path} is not a regular file.")
-    except OSError as err:
-        os.close(fd)
-        raise SessionReadError(f"Cannot read {path}: {err.strerror or err}.") from err
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
 
 
 class SessionReader:
@@ -129,7 +94,15 @@ class SessionReader:
         self._name: str | None = None
         self.name_seen = False  # a session_info entry was read (it may have cleared the name)
         self._chain_start: str | None = None  # what an id-less first entry hangs off (Session.resume)
-        self._usage_overrides: dict[str, JsonObject] = {}  # child_usage_attributed: target -> aggregateUsage
+        # child_usage_attributed, in file order: targetId as written -> aggregateUsage (the last one wins)
+        self._usage_overrides: dict[str, JsonObject] = {}
+        self._resolved_overrides: dict[str, JsonObject] | None = None  # by our entry id, made when asked
+        # v1 only: an assistant message's id as written -> the id synthesised for it. Prime Agent applies
+        # child usage before migrating, by the ids as written, so those must be remembered.
+        self._written_ids: dict[str, str] = {}
+        self._context_edits: dict[str, list[Entry]] = {}  # targetId -> the context_edit entries naming it
+        self._prime_marked = False  # something only Prime Agent writes (see core.session.flavour)
+        self._pi1_marked = False  # something only pi 1.x writes
         # summary accumulators (the reference's session-list fields, over the whole file)
         self.message_count = 0
         self.first_message = ""
@@ -152,6 +125,11 @@ class SessionReader:
         """The header id, which identifies the session (never the file name)."""
         value = (self.header or {}).get("id")
         return value if isinstance(value, str) else None
+
+    @property
+    def flavour(self) -> Flavour:
+        """Which agent's rules read this file (see :mod:`core.session.flavour`); may change as it grows."""
+        return flavour_of(self.path, self._prime_marked, self._pi1_marked)
 
     # ------------------------------------------------------------------ reading
     def _load(self) -> None:
@@ -224,6 +202,7 @@ class SessionReader:
         self._crc = crc
         self._remember_guards(fd)
         self._tree = None
+        self._resolved_overrides = None
         return self.entries[first_new:]
 
     def _remember_guards(self, fd: int) -> None:
@@ -274,11 +253,14 @@ class SessionReader:
                 "missing-header",
                 "The file does not start with a session header; its entries are shown without one.",
             )
+        odd_type = False
+        if type(typ) is not str:
+            # A list or an object cannot even be looked up in a set: such a line must cost only itself.
+            odd_type = type(typ) is list or type(typ) is dict
+            typ = ""
         if typ in KNOWN_TYPES:
             kind = typ
         else:
-            if type(typ) is not str:
-                typ = ""
             kind = TYPE_ALIASES.get(typ, typ or "(no type)")
         legacy = self.version < 2
         entry_id = None if legacy else obj.get("id")
@@ -298,7 +280,10 @@ class SessionReader:
             entry_id = self._synthesise_id(line_no)
             synthetic = True
             if not legacy:
-                message = "The entry has no id; it was given one and chained."
+                message = (
+                    "The entry has no id; it was given one and chained to the entry before it. pi gives"
+                    " every entry without an id the same empty id, so it shows only the last of them."
+                )
                 self._diag(line_no, "missing-id", message, entry_id)
         timestamp = obj.get("timestamp")
         if not is_valid_timestamp(timestamp):
@@ -317,12 +302,24 @@ class SessionReader:
                     self.models[f"{provider}/{model}" if type(provider) is str else model] = None
             elif kind == "compaction":
                 entry.info = CompactionInfo(obj.get("tokensBefore"))
-            elif kind == "child_usage_attributed":
-                target, usage = obj.get("targetId"), obj.get("aggregateUsage")
-                if type(target) is str and type(usage) is dict:
-                    self._usage_overrides[target] = usage
+                if "systemMessage" in obj:
+                    self._pi1_marked = True
+            elif kind == "context_edit":
+                self._index_context_edit(entry, obj)
+            elif kind == "usage":
+                self._pi1_marked = True
+            elif kind in PRIME_AGENT_TYPES:
+                self._prime_marked = True
+                if kind == "child_usage_attributed":
+                    target, usage = obj.get("targetId"), obj.get("aggregateUsage")
+                    if type(target) is str and type(usage) is dict:
+                        self._usage_overrides[target] = usage  # in file order: the last one wins
             if typ != kind:
                 self._diag(line_no, "variant", f"Entry type {typ!r} was read as {kind!r}.", entry_id)
+        elif odd_type:
+            what = "a list" if type(obj.get("type")) is list else "an object"
+            message = f"The entry's type is {what}, not text; it is kept as an unknown entry."
+            self._diag(line_no, "invalid-field", message, entry_id)
         else:
             shown = repr(typ) if typ else "(none)"
             self._diag(line_no, "unknown-type", f"Unknown entry type {shown}; kept as it is.", entry_id)
@@ -354,6 +351,16 @@ class SessionReader:
         if isinstance(version, bool) or not isinstance(version, int | float):
             version = 1
         self.version = int(version)
+        if self.version > CURRENT_VERSION:
+            self._diag(
+                line_no,
+                "newer-version",
+                f"The header says format version {self.version}: a newer agent wrote this file. It is"
+                f" read as version {CURRENT_VERSION}; entries of types this app does not know are shown"
+                " as they are.",
+            )
+        if "git" in obj or "rlmDepth" in obj:
+            self._prime_marked = True  # Prime Agent's header fields (FORMAT-latest §6)
         if obj.get("type") == "header":
             self._diag(line_no, "variant", "A 'header' line was read as the session header.")
             if "version" not in obj:
@@ -376,6 +383,10 @@ class SessionReader:
             role = "custom"
         entry.role = role
         if role == "assistant":
+            if self.version < 2:
+                written = obj.get("id")
+                if type(written) is str:  # the last assistant with this id wins, as in Prime Agent
+                    self._written_ids[written] = entry.id
             if "content" in message:
                 self._note_activity(entry, message)
             usage = message.get("usage")
@@ -398,6 +409,8 @@ class SessionReader:
             self._note_activity(entry, message)
             if not self.first_message:
                 self.first_message = message_text(message.get("content"))
+        elif role == "system":
+            self._pi1_marked = True
 
     def _note_activity(self, entry: Entry, message: JsonObject) -> None:
         # The reference's "modified": the newest user/assistant message time, else the entry time.
@@ -432,10 +445,32 @@ class SessionReader:
         else:
             self._labels.pop(target, None)
 
+    def _index_context_edit(self, entry: Entry, obj: JsonObject) -> None:
+        self._pi1_marked = True
+        target = obj.get("targetId")
+        entry.info = ContextEditInfo(target, "replacement" in obj and obj["replacement"] is None)
+        if "replacement" not in obj:
+            message = "The context edit has no replacement: pi 1.6 fails on it; here it changes nothing."
+            self._diag(entry.line, "invalid-field", message, entry.id)
+        if type(target) is str:
+            edits = self._context_edits.get(target)
+            if edits is None:
+                self._context_edits[target] = [entry]
+            else:
+                edits.append(entry)
+        else:
+            self._diag(
+                entry.line,
+                "invalid-field",
+                "The context edit has no target id; it changes nothing.",
+                entry.id,
+            )
+
     def _synthesise_id(self, line_no: int) -> str:
         import hashlib  # only legacy files need it; keep it off the start-up path
 
-        seed = f"{self.session_id or self.path}\0{line_no}".encode()
+        # A header id may hold half a surrogate pair (a "\ud800" escape): encode it as it is.
+        seed = f"{self.session_id or self.path}\0{line_no}".encode("utf-8", "surrogatepass")
         salt = 0
         while True:
             digest = hashlib.blake2b(seed + salt.to_bytes(2, "little"), digest_size=4).hexdigest()
@@ -445,26 +480,12 @@ class SessionReader:
 
     # ------------------------------------------------------------------ migration
     def _migrate_body(self, entry: Entry, obj: JsonObject) -> JsonObject:
-        if entry.synthetic:
-            obj["id"] = entry.id
-            obj["parentId"] = entry.parent_id
-        if self.version < 2 and entry.kind == "compaction":
-            index = obj.get("firstKeptEntryIndex")
-            if isinstance(index, int | float) and not isinstance(index, bool):
-                target = self._ordinal_entry(index)
-                if target is not None and target.line < entry.line:
-                    obj["firstKeptEntryId"] = target.id
-                del obj["firstKeptEntryIndex"]
-        message = obj.get("message")
-        if isinstance(message, dict):
-            if self.version < 3 and entry.type == "message" and message.get("role") == "hookMessage":
-                message["role"] = "custom"
-            override = self._usage_overrides.get(entry.id)
-            if override is not None and message.get("role") == "assistant":
-                message["usage"] = override
-        return obj
+        return migrate_body(entry, obj, self.version, self._by_ordinal, self.resolved_overrides())
 
-    def _ordinal_entry(self, index: float) -> Entry | None:
-        if index != int(index) or index < 0 or index >= len(self._by_ordinal):
-            return None
-        return self._by_ordinal[int(index)]
+    def resolved_overrides(self) -> dict[str, JsonObject]:
+        """``child_usage_attributed`` results by our entry id (see :func:`resolve_overrides`)."""
+        resolved = self._resolved_overrides
+        if resolved is None:
+            resolved = resolve_overrides(self.version, self._usage_overrides, self._written_ids)
+            self._resolved_overrides = resolved
+        return resolved

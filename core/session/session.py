@@ -15,8 +15,9 @@ from collections.abc import Iterable, Iterator
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
+from core.session.files import READ_FLAGS, open_regular
 from core.session.jsonl import JsonObject, decode_line
-from core.session.reader import CHUNK, READ_FLAGS, Observer, SessionReader, open_regular
+from core.session.reader import CHUNK, Observer, SessionReader
 from core.session.tree import SessionTree
 from core.session.usage import entries_usage, usage_totals
 from core.timefmt import js_date_ms
@@ -188,8 +189,22 @@ class Session(SessionReader):
 
     @property
     def usage_overrides(self) -> dict[str, JsonObject]:
-        """``child_usage_attributed`` results: assistant entry id -> the aggregate usage applied to it."""
-        return dict(self._usage_overrides)
+        """``child_usage_attributed`` results: assistant entry id -> the aggregate usage applied to it.
+
+        Applied as Prime Agent does on load, whatever the header's version: in file order (the last
+        wins), by the target ids as written (in a version 1 file, mapped to the ids given to them).
+        """
+        return dict(self.resolved_overrides())
+
+    def context_edits_for(self, entry_id: str) -> list[Entry]:
+        """The pi 1.x ``context_edit`` entries that name ``entry_id`` as their target, in file order.
+
+        Whether one of them applies depends on the leaf (only an edit on the path to it counts, the
+        latest there, and none from before the newest compaction's kept range): ask
+        :func:`core.session.context.iter_context_items` for that. Each edit's ``info`` is a
+        :class:`core.session.entry.ContextEditInfo` (``drops``: the target leaves the context).
+        """
+        return list(self._context_edits.get(entry_id, ()))
 
     @property
     def tree(self) -> SessionTree:
@@ -330,6 +345,8 @@ class Session(SessionReader):
                 self._read_from(fd, 0)
                 return RefreshResult(list(self.entries), True, reason)
             if st.st_size == self._read_end:
+                # Nothing beyond what was read: a partial last line seen before was cut away since.
+                self._tail_diagnostic = None
                 return RefreshResult()
             start = self._read_end
             if self._unterminated:

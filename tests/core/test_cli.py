@@ -65,7 +65,9 @@ def test_context_equals_the_reference(case: dict) -> None:
     assert_clean(result)
     ours = json.loads(result.stdout)
     want = expected(case)["context"]
-    assert list(ours) == ["messages", "thinkingLevel", "model"]
+    # The reference's three keys, and serviceTier (Prime Agent's, printed for every file) before model.
+    assert list(ours) == ["messages", "thinkingLevel", "serviceTier", "model"]
+    assert ours.pop("serviceTier") == "default"
     assert ours["messages"] == want["messages"]
     assert len(ours["messages"]) == want["messageCount"]
     if case["compare"] == "full":
@@ -75,7 +77,12 @@ def test_context_equals_the_reference(case: dict) -> None:
 def test_context_leaf_null_is_empty() -> None:
     result = run("context", BRANCHES, "--leaf", "null")
     assert_clean(result)
-    assert json.loads(result.stdout) == {"messages": [], "thinkingLevel": "off", "model": None}
+    assert json.loads(result.stdout) == {
+        "messages": [],
+        "thinkingLevel": "off",
+        "serviceTier": "default",
+        "model": None,
+    }
 
 
 def test_an_unknown_leaf_falls_back_to_the_last_entry_like_the_reference() -> None:

@@ -261,6 +261,39 @@ def test_lone_surrogate_escapes_load_like_json_parse(tmp_path: Path) -> None:
     assert text.startswith("\ud800 and \udc00 ")
 
 
+@pytest.mark.parametrize("odd", [b"[]", b'["message"]', b"{}", b'{"x":1}'])
+def test_a_type_that_is_a_list_or_an_object_costs_only_its_line(tmp_path: Path, odd: bytes) -> None:
+    # Issue 15: a list or an object cannot be looked up in a set of type names; it crashed every reader.
+    line = relink(LINES[31], id="odd00001", parentId=LINEAR_LEAF).replace(
+        b'"type":"message"', b'"type":' + odd, 1
+    )
+    session = load(write(tmp_path, [*LINES, line]))
+    assert diags(session) == [(33, "invalid-field")]
+    assert "not text" in session.diagnostics[0].message
+    odd_entry = session.by_id["odd00001"]
+    assert (odd_entry.type, odd_entry.kind, odd_entry.is_known) == ("", "(no type)", False)
+    assert context_json(session, LINEAR_LEAF) == LINEAR_CONTEXT
+    assert len(session.entries) == 32
+
+
+def test_a_lone_surrogate_in_an_entry_id_and_the_header_id(tmp_path: Path) -> None:
+    # Issue 15: with half a surrogate pair in the header id, synthesising an id for an id-less entry
+    # failed to encode it, and the whole file was unreadable.
+    header = LINES[0].replace(LINEAR_ID.encode(), b"head\\ud800er", 1)
+    idless = relink(LINES[1], drop=["id", "parentId"])
+    odd = relink(LINES[2], parentId=None).replace(b'"id":"', b'"id":"x\\udc00', 1)
+    session = load(write(tmp_path, [header, idless, odd, *LINES[3:]]))
+    assert session.session_id == "head\ud800er"
+    assert diags(session) == [(2, "missing-id"), (4, "orphan")]
+    surrogate = "x\udc00" + orjson.loads(LINES[2])["id"]
+    assert surrogate in session.by_id
+    assert session.body(surrogate)["id"] == surrogate
+    # Ids are handed out as written; whoever writes one out must allow the surrogate.
+    assert surrogate.encode("utf-8", "surrogatepass")
+    again = load_session(write(tmp_path, [header, idless, odd, *LINES[3:]], name="again.jsonl"))
+    assert session.entries[0].id == again.entries[0].id  # synthesised ids do not depend on the run
+
+
 # ---------------------------------------------------------------------------- the last line
 def test_a_truncated_last_line_is_held_back(tmp_path: Path) -> None:
     last = LINES[-1]

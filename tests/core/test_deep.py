@@ -248,3 +248,46 @@ def test_cli_check_on_100k(compacted: Path, chain: Path) -> None:
         f"{chain}: ok ({N} entries, {N} in the tree)",
         f"{compacted}: ok ({N} entries, {N} in the tree)",
     ]
+
+
+# ---------------------------------------------------------------------------- deep JSON inside one entry
+def _nested(depth: int) -> object:
+    """``depth`` levels, objects and lists by turns, built without recursion."""
+    value: object = "bottom"
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+def test_json_nested_1000_levels_deep_is_loaded_and_its_context_printed(tmp_path: Path) -> None:
+    # Issue 15: orjson reads up to 1024 levels, so the loader accepts such a line, but printing the
+    # context recursed (the standard library's encoder, after orjson's 255-level writer gave up).
+    depth = 1000
+    nested = b'{"k":[' * (depth // 2) + b'"bottom"' + b"]}" * (depth // 2)
+    message = b'{"role":"user","content":[{"type":"text","text":"deep","x":' + nested + b"}]}"
+    line = (
+        b'{"type":"message","id":"00000000","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":'
+    )
+    path = tmp_path / "nested.jsonl"
+    path.write_bytes(orjson.dumps(HEADER) + b"\n" + line + message + b"}\n")
+    with shallow_stack():
+        session = load_session(path)
+        assert session.diagnostics == []
+        assert len(build_context(session)["messages"]) == 1
+    result = cli("context", str(path))
+    assert result.returncode == 0, result.stderr
+    printed = result.stdout.split(b"\n")
+    assert printed[0] == b'{"messages": ['
+    assert printed[1].startswith(message + b"], ")  # the message as written, compact, then the settings
+
+
+def test_encode_json_writes_any_depth_without_recursion_and_as_orjson_does() -> None:
+    from core.session.jsonl import encode_json
+
+    ordinary = {"a": [1, 2.5, None, True, {"b": "c\u2028"}], "e": {}, "f": []}
+    assert encode_json(ordinary) == orjson.dumps(ordinary)
+    assert encode_json({"k": "half \ud83d", "n": [1e300]}) == b'{"k":"half \\ud83d","n":[1e+300]}'
+    with shallow_stack(headroom=60):
+        data = encode_json(_nested(5000))
+    assert data.startswith(b'[{"k":' * 3) and data.endswith(b'"bottom"' + b"}]" * 2500)
+    assert data.count(b'{"k":') == 2500 and data.count(b"[") == 2500

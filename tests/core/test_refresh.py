@@ -104,6 +104,20 @@ def test_refresh_after_refresh_continues_line_numbers(base: Path) -> None:
     assert snapshot(session) == snapshot(load_session(base))
 
 
+def test_a_partial_last_line_cut_away_takes_its_diagnostic_with_it(base: Path) -> None:
+    # Issue 15: the "truncated line" diagnostic stayed after the partial tail was truncated away.
+    session = load_session(base)
+    size = base.stat().st_size
+    append_bytes(base, LINES[21][:40])
+    session.refresh()
+    assert [d.kind for d in session.diagnostics] == ["truncated-line"]
+    os.truncate(base, size)
+    result = session.refresh()
+    assert not result.reloaded and result.appended == []
+    assert session.diagnostics == []
+    assert snapshot(session) == snapshot(load_session(base))
+
+
 def test_a_partial_last_line_is_held_back_until_its_newline_arrives(base: Path) -> None:
     session = load_session(base)
     line = LINES[21]
