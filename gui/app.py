@@ -136,10 +136,11 @@ def main(argv: list[str] | None = None, *, leave_process: bool = False) -> int:
                 print(f"{_PROG}: {forwarded.sentence}", file=sys.stderr)
             return 0 if forwarded.ok else 1
     window = MainWindow(roots=roots, open_path=open_path)
+    # Before the socket appears: a start that finds the socket may count on the window closing on SIGTERM.
+    termination = close_on_termination(window)
     server = InstanceServer(lambda path: _open_in(window, path), parent=window)
     if not args.new_window:
         server.listen()  # False when another window listens already (started at the same moment)
-    termination = close_on_termination(window)
     window.show()
     try:
         code = app.exec()

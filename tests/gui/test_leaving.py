@@ -27,8 +27,8 @@ DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def _large_session(path: Path, messages: int = 120_000) -> None:
-    """A linear session of ``messages`` user and assistant messages (about 60 MB)."""
+def _large_session(path: Path, messages: int = 60_000) -> None:
+    """A linear session of ``messages`` user and assistant messages (about 30 MB)."""
     lines = [
         {"type": "session", "version": 3, "id": "big", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"}
     ]
