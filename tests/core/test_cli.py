@@ -437,11 +437,15 @@ def test_an_unexpected_error_is_one_line_too(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import core.cli
+    import core.session
     import core.session.context
 
     def broken(*_args: object, **_kwargs: object) -> dict:
         raise RuntimeError("something impossible")
 
+    # core.session keeps a re-exported name once looked up (core.lazy): patched there first (so the real
+    # function is what the undo puts back there), then where it is defined.
+    monkeypatch.setattr(core.session, "iter_context", broken)
     monkeypatch.setattr(core.session.context, "iter_context", broken)
     monkeypatch.delenv("PRIME_SESSIONS_DEBUG", raising=False)
     assert core.cli.main(["context", str(LINEAR)]) == 70
