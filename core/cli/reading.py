@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
-from core.errors import PrimeSessionsError
+from core.errors import PrimeSessionsError, SessionReadError
 from core.formatting import total_cost, whole_tokens
 from core.session import Session, load_session
 
@@ -245,11 +245,24 @@ def _search(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- show
+def _load_a_session(file: str) -> Session:
+    """Load ``file`` for ``show`` and ``tree``, which refuse a file that is not a session at all.
+
+    Such a file (binary, or no line a JSON object: :attr:`Session.not_a_session`) is an error with its one
+    sentence on stderr, exit status 1. ``check`` reports it as its one problem (exit 1 too) and
+    ``context`` prints the empty context the reference gives for it.
+    """
+    session = load_session(file, checksum=False)
+    if session.not_a_session:
+        raise SessionReadError(session.diagnostics[0].message)
+    return session
+
+
 def _show(args: argparse.Namespace) -> int:
     from core.render import entry_preview
     from core.session import summarize
 
-    session = load_session(args.file, checksum=False)
+    session = _load_a_session(args.file)
     s = summarize(session)
     out(f"Session   {s.id}")
     out(f"File      {s.path}")
@@ -329,7 +342,7 @@ def tree_json(session: Session) -> dict[str, object]:
 def _tree(args: argparse.Namespace) -> int:
     from core.render import entry_preview
 
-    session = load_session(args.file, checksum=False)
+    session = _load_a_session(args.file)
     if args.json:
         emit_json(tree_json(session))
         return 0

@@ -7,8 +7,12 @@ know about them from its own body. :func:`session_notes` gathers them once per s
 session grows) and :meth:`SessionNotes.get` hands each card its :class:`EntryNotes`.
 
 :func:`edits_in_force` and :func:`context_edit_marks` say which edits shape what the model saw at an entry
-and which context messages they changed. They are small stand-ins for the session reader's own context
-API (``core.session``), which knows the context's provenance; point them at it when it is there.
+and which context messages they changed. Both ask the session reader, which builds the context and so
+knows which edits apply (:func:`core.session.context_edits_in_force`) and which message each one
+replaced (the ``edit`` of :func:`core.session.iter_context_items`): only pi 1.x applies context edits,
+so in a file of another agent none is in force and no message is marked. Which edits name an entry at
+all is the index's (each ``context_edit`` entry's :class:`core.session.ContextEditInfo`, the list
+:meth:`core.session.Session.context_edits_for` gives).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
 from core.body.content import Body, as_dict, as_number, as_text
-from core.timefmt import js_date_ms
+from core.session import ContextEditInfo, context_edits_in_force, iter_context_items
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -33,9 +37,6 @@ __all__ = [
 ]
 
 _USAGE_COUNTERS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
-# Roles a context_edit may change (pi 1.6 edits user, assistant and toolResult messages and custom_message
-# entries, whose context message has the role "custom").
-_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 
 
 class EditNote(NamedTuple):
@@ -45,7 +46,7 @@ class EditNote(NamedTuple):
         edit_id: the context_edit entry's id.
         target_id: the entry it edits (``targetId``).
         dropped: True when ``replacement`` is null (the target leaves the context), False when only its
-            content is replaced.
+            content is replaced (``ContextEditInfo.drops``).
         content: the replacement content (None when dropped or not given).
     """
 
@@ -111,18 +112,14 @@ class SessionNotes:
             return
         attributions: dict[str, tuple[str, Body]] = {}  # attribution id -> (target, body); a repeated id once
         for entry, body in zip(wanted, session.bodies(wanted), strict=True):
-            target = body.get("targetId")
-            if not isinstance(target, str):
-                continue
             if entry.kind == "context_edit":
-                replacement = body.get("replacement")
-                dropped = replacement is None
-                note = EditNote(
-                    entry.id, target, dropped, None if dropped else as_dict(replacement).get("content")
-                )
-                self.edits.setdefault(target, []).append(note)
-                self.edit_by_id[entry.id] = note
-            else:
+                note = _edit_note(entry, body)
+                if note is not None:
+                    self.edits.setdefault(note.target_id, []).append(note)
+                    self.edit_by_id[entry.id] = note
+                continue
+            target = body.get("targetId")
+            if isinstance(target, str):
                 attributions[entry.id] = (target, body)
         by_target: dict[str, list[Body]] = {}
         for target, body in attributions.values():
@@ -184,31 +181,28 @@ def session_notes(session: Session) -> SessionNotes:
 def edits_in_force(session: Session, leaf_id: str | None) -> dict[str, EditNote]:
     """The context edits that shape what the model saw at ``leaf_id``: target id -> the edit that applies.
 
-    pi 1.6's rule: the latest edit per target among the entries of the built context (the path after the
-    newest compaction's kept range starts), when the target is among them too.
+    The session reader's rule (:func:`core.session.context_edits_in_force`): in a pi 1.x file, the latest
+    edit per target among the entries of the built context (the path from the newest compaction's kept
+    range on), when the target is among them too; in any other file none.
 
     Args:
         session: the session.
-        leaf_id: the entry the context is built for.
+        leaf_id: the entry the context is built for; None or an unknown id gives no edits.
     """
-    notes = session_notes(session)
-    if not notes.has_edits or leaf_id is None or session.get(leaf_id) is None:
-        return {}
-    path = session.path_to(leaf_id)
-    start = 0
-    for index in range(len(path) - 1, -1, -1):
-        if path[index].kind == "compaction":
-            first_kept = session.body(path[index]).get("firstKeptEntryId")
-            start = next((i for i in range(index) if path[i].id == first_kept), index)
-            break
-    built = path[start:]
-    ids = {entry.id for entry in built}
-    in_force: dict[str, EditNote] = {}
-    for entry in built:
-        note = notes.edit_by_id.get(entry.id) if entry.kind == "context_edit" else None
-        if note is not None and note.target_id in ids:
-            in_force[note.target_id] = note
-    return in_force
+    return {note.target_id: note for _entry, note in _in_force(session, leaf_id)}
+
+
+def _in_force(session: Session, leaf_id: str | None) -> list[tuple[Entry, EditNote]]:
+    """The context_edit entries in force at ``leaf_id``, each with its note."""
+    if leaf_id is None or session.get(leaf_id) is None:
+        return []
+    edits = list(context_edits_in_force(session, leaf_id).values())
+    found = []
+    for entry, body in zip(edits, session.bodies(edits), strict=True):
+        note = _edit_note(entry, body)
+        if note is not None:
+            found.append((entry, note))
+    return found
 
 
 def context_edit_marks(
@@ -216,7 +210,10 @@ def context_edit_marks(
 ) -> list[EditNote | None]:
     """For each message of what the model saw at ``leaf_id``, the edit whose replacement it shows, or None.
 
-    A replaced message keeps its role and timestamp, so it is found by those among ``messages``.
+    The marks are the provenance of the context the reader builds (the ``edit`` of each item of
+    :func:`core.session.iter_context_items`), position by position, so ``messages`` must be that context:
+    ``build_context(session, leaf_id)["messages"]``. When their count differs (the file changed in
+    between) nothing is marked rather than the wrong message.
 
     Args:
         session: the session.
@@ -224,34 +221,22 @@ def context_edit_marks(
         messages: the context's messages, as built.
     """
     marks: list[EditNote | None] = [None] * len(messages)
-    replaced = [note for note in edits_in_force(session, leaf_id).values() if not note.dropped]
-    if not replaced:
-        return marks
-    targets = [session.get(note.target_id) for note in replaced]
-    found = [(note, entry) for note, entry in zip(replaced, targets, strict=True) if entry is not None]
-    keys: dict[tuple[str, float], EditNote] = {}
-    for (note, entry), body in zip(found, session.bodies([e for _n, e in found]), strict=True):
-        key = _message_key(entry, body)
-        if key is not None:
-            keys.setdefault(key, note)
-    for index, message in enumerate(messages):
-        if isinstance(message, dict) and keys:
-            role, moment = message.get("role"), as_number(message.get("timestamp"))
-            if isinstance(role, str) and moment is not None and (role, moment) in keys:
-                marks[index] = keys.pop((role, moment))
-    return marks
+    # The very entries, not their ids: an id may be repeated in a damaged file.
+    replacing = {id(entry): note for entry, note in _in_force(session, leaf_id) if not note.dropped}
+    if not replacing:
+        return marks  # only a replacement marks a message; the context is not built again for nothing
+    _settings, items = iter_context_items(session, leaf_id)
+    found = [replacing.get(id(item.edit)) if item.edit is not None else None for item in items]
+    return found if len(found) == len(messages) else marks
 
 
-def _message_key(entry: Entry, body: Body) -> tuple[str, float] | None:
-    """``(role, timestamp)`` of the context message an editable entry becomes, None for any other entry."""
-    if entry.kind == "custom_message":
-        moment = js_date_ms(body.get("timestamp"))
-        return ("custom", float(moment)) if moment is not None else None
-    message = as_dict(body.get("message"))
-    role, moment = message.get("role"), as_number(message.get("timestamp"))
-    if not isinstance(role, str) or role not in _EDITABLE_ROLES or moment is None:
+def _edit_note(entry: Entry, body: Body) -> EditNote | None:
+    """The note of one context_edit entry; None when its ``targetId`` is not an id (it never applies)."""
+    info = entry.info
+    if not isinstance(info, ContextEditInfo) or not isinstance(info.target, str):
         return None
-    return role, moment
+    content = None if info.drops else as_dict(body.get("replacement")).get("content")
+    return EditNote(entry.id, info.target, info.drops, content)
 
 
 def _summed(usages: list[dict[str, object]]) -> dict[str, object]:

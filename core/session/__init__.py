@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         DEFAULT_LEAF,
         ContextItem,
         build_context,
+        context_edits_in_force,
         iter_context,
         iter_context_items,
     )
@@ -42,7 +43,9 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "core.session.context": "build_context ContextItem DEFAULT_LEAF iter_context iter_context_items",
+        "core.session.context": (
+            "build_context ContextItem context_edits_in_force DEFAULT_LEAF iter_context iter_context_items"
+        ),
         "core.session.diagnostics": "Diagnostic Severity",
         "core.session.discovery": "default_roots find_session_files",
         "core.session.entry": "AssistantInfo CompactionInfo ContextEditInfo Entry EntryInfo LabelInfo",

@@ -164,13 +164,68 @@ def iter_context_items(
     """
     flavour = session.flavour
     tiered = flavour is Flavour.PRIME_AGENT if service_tier is None else service_tier
-    if leaf is None:
+    layout = _layout(session, leaf)
+    if layout is None:
         return _no_settings(tiered), iter(())
+    path, bodies, deciding = layout.path, layout.bodies, layout.deciding
+    settings = _settings(path, bodies, *deciding, tiered)
+    kept, after, edits = layout.kept, layout.after, layout.edits
+    if edits:
+        dropped = {target_id for target_id, edit in edits.items() if _drops(edit)}
+        kept = [e for e in kept if e.id not in dropped]
+        after = [e for e in after if e.id not in dropped]
+        # Replacements are read up front: an edit usually comes after its target on the path.
+        replacing = [e for e in edits.values() if not _drops(e)]
+        bodies.update(zip((id(e) for e in replacing), session.bodies(replacing), strict=True))
+    plan = _Plan(session, flavour, bodies, edits, layout.compaction, kept, after)
+    return settings, plan.items()
+
+
+def context_edits_in_force(
+    session: Session, leaf: str | DefaultLeaf | None = DEFAULT_LEAF
+) -> dict[str, Entry]:
+    """The ``context_edit`` entries that shape the context built at ``leaf``: target id -> the edit.
+
+    Pi 1.x's rule, for a pi 1.x file only (no other agent applies an edit): the latest edit per
+    target among the entries of the built context (the path from the newest compaction's kept range
+    on; none from before it), for a target among those entries too. An edit whose ``info.drops`` is
+    True removed its target's messages; any other replaced their content, as the items of
+    :func:`iter_context_items` (their ``edit``) show. The two are computed by the same code.
+
+    Args:
+        session: a loaded session.
+        leaf: as for :func:`build_context`.
+    """
+    layout = _layout(session, leaf)
+    if layout is None or not layout.edits:
+        return {}
+    built = {e.id for e in layout.kept} | {e.id for e in layout.after}
+    if layout.compaction is not None:
+        built.add(layout.compaction.id)
+    return {target: edit for target, edit in layout.edits.items() if target in built}
+
+
+class _Layout(NamedTuple):
+    """Where the parts of a context come from on the path to its leaf (see :func:`_layout`)."""
+
+    path: list[Entry]
+    bodies: dict[int, JsonObject]  # id(entry) -> body, for the deciding entries
+    deciding: tuple[int, int, int]  # the last thinking, tier and model entries' indexes into path (or -1)
+    compaction: Entry | None
+    kept: list[Entry]  # the compaction's kept range (pi 1.x: without its system messages)
+    after: list[Entry]  # everything after the compaction, or the whole path without one
+    edits: dict[str, Entry]  # target id -> the context_edit that applies (pi 1.x files only)
+
+
+def _layout(session: Session, leaf: str | DefaultLeaf | None) -> _Layout | None:
+    """The path to ``leaf`` cut into the parts a context is built from; None for an empty context."""
+    if leaf is None:
+        return None
     target = session.get(leaf) if leaf is not DEFAULT_LEAF and leaf else None
     if target is None:
         target = session.leaf  # no or an unknown id: the last entry in file order, as the reference does
     if target is None:
-        return _no_settings(tiered), iter(())
+        return None
     path = session.path_to(target.id)
 
     # Only the last thinking, tier and model-bearing entry and the last compaction on the path decide
@@ -190,8 +245,7 @@ def iter_context_items(
 
     deciding = [path[i] for i in (last_thinking, last_tier, last_model, last_compaction) if i >= 0]
     bodies = dict(zip((id(e) for e in deciding), session.bodies(deciding), strict=True))
-    settings = _settings(path, bodies, last_thinking, last_tier, last_model, tiered)
-
+    flavour = session.flavour
     compaction: Entry | None = None
     if last_compaction >= 0:
         compaction = path[last_compaction]
@@ -206,17 +260,8 @@ def iter_context_items(
             kept = [e for e in kept if not (e.kind == "message" and e.role == "system")]
     else:
         kept, after = [], path
-
     edits = _latest_edits(kept, after) if flavour is Flavour.PI_1 else {}
-    if edits:
-        dropped = {target_id for target_id, edit in edits.items() if _drops(edit)}
-        kept = [e for e in kept if e.id not in dropped]
-        after = [e for e in after if e.id not in dropped]
-        # Replacements are read up front: an edit usually comes after its target on the path.
-        replacing = [e for e in edits.values() if not _drops(e)]
-        bodies.update(zip((id(e) for e in replacing), session.bodies(replacing), strict=True))
-    plan = _Plan(session, flavour, bodies, edits, compaction, kept, after)
-    return settings, plan.items()
+    return _Layout(path, bodies, (last_thinking, last_tier, last_model), compaction, kept, after, edits)
 
 
 def _settings(

@@ -23,6 +23,7 @@ KINDS: dict[str, Severity] = {
     "not-an-object": Severity.ERROR,  # valid JSON but not an object; skipped
     "truncated-line": Severity.ERROR,  # last line without newline that does not parse (crash mid-write)
     "missing-header": Severity.ERROR,  # first parsed line is not a session header
+    "not-a-session": Severity.ERROR,  # no line is a JSON object (binary, another format); once, line 0
     "duplicate-header": Severity.WARNING,  # a second header line; ignored, as the reference does
     "newer-version": Severity.WARNING,  # a header version above 3 (a newer agent); read as version 3
     "invalid-utf8": Severity.WARNING,  # bytes replaced by U+FFFD, as the reference's UTF-8 decoding does

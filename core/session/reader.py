@@ -86,7 +86,8 @@ class SessionReader:
         self.by_id: dict[str, Entry] = {}
         self._diagnostics: list[Diagnostic] = []
         self._tail_diagnostic: Diagnostic | None = None
-        self._header_seen = False
+        self._tail_may_be_object = False  # the held-back partial line starts like a JSON object
+        self._header_seen = False  # any line parsed as an object (the header or an entry)
         # Parsed JSON values in file order, header = 0: what a v1 firstKeptEntryIndex counts. Filled
         # for v1 files only (the header resets it to [None]).
         self._by_ordinal: list[Entry | None] = []
@@ -177,6 +178,7 @@ class SessionReader:
                 offset += len(raw) + 1
         carry = b"".join(pending)
         self._tail_diagnostic = None
+        self._tail_may_be_object = False
         self._unterminated = False
         if carry and not carry.isspace():
             obj, _note = decode_line(carry)
@@ -191,6 +193,7 @@ class SessionReader:
                 self._unterminated = True
             else:
                 # A write in progress, or a crash mid-write: wait for the newline before reading it.
+                self._tail_may_be_object = carry.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{"
                 self._tail_diagnostic = Diagnostic(
                     line_no + 1,
                     "truncated-line",

@@ -214,8 +214,28 @@ class Session(SessionReader):
         return self._tree
 
     @property
+    def not_a_session(self) -> bool:
+        """True when the file is not a session file at all: it holds text, but no line is a JSON object.
+
+        A binary file, or a text file of something else. Then :attr:`diagnostics` is one
+        ``not-a-session`` diagnostic (its message names the file: "<name> is not a session file: no line
+        is a JSON object."), not one per line, and the CLI's ``show`` and ``tree`` refuse the file. An
+        empty or blank file is not flagged (an agent may just have created it), nor one whose only
+        complete lines are bad while its last, unfinished line starts like an object (an agent may be
+        writing the header now). It can turn False when the file grows.
+        """
+        if self._header_seen or self._tail_may_be_object:
+            return False
+        # Every non-blank line that is not an object left an invalid-json or not-an-object diagnostic.
+        return bool(self._diagnostics) or self._tail_diagnostic is not None
+
+    @property
     def diagnostics(self) -> list[Diagnostic]:
         """Everything wrong with the file: reading problems, then tree problems, by line."""
+        if self.not_a_session:
+            name = os.path.basename(self.path)
+            message = f"{name} is not a session file: no line is a JSON object."
+            return [Diagnostic(0, "not-a-session", message)]
         found = list(self._diagnostics)
         if not self._header_seen:
             # Nothing parsed as a header or an entry: an empty file, blank lines, or only bad lines.

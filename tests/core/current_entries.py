@@ -222,11 +222,22 @@ def _rows() -> list[dict]:
     ]
 
 
-def write_current_session(path: Path) -> Path:
-    """Write the session to ``path`` (each entry the child of the one before) and return ``path``."""
-    lines = [HEADER]
+PRIME_AGENT_ONLY = frozenset({"child_usage_attributed", "session_state", "agent_status", "git_state"})
+"""The types of ``_rows`` only Prime Agent writes: left out of the pi 1.6 file (``pi=True``)."""
+
+
+def write_current_session(path: Path, *, pi: bool = False) -> Path:
+    """Write the session to ``path`` (each entry the child of the one before) and return ``path``.
+
+    With every type, the file reads by Prime Agent's rules (its header and types mark it; see
+    ``core.session.flavour``), under which no context edit applies. ``pi=True`` writes it as pi 1.6 would:
+    without Prime Agent's header fields and types, so its context edits shape what the model saw.
+    """
+    header = {k: v for k, v in HEADER.items() if k not in ("rlmDepth", "git")} if pi else HEADER
+    lines = [header]
     previous = None
-    for n, row in enumerate(_rows()):
+    rows = [row for row in _rows() if not (pi and row["type"] in PRIME_AGENT_ONLY)]
+    for n, row in enumerate(rows):
         stamp = f"2026-10-14T10:00:{n + 1:02d}.000Z"
         lines.append({"type": row["type"], "id": row["id"], "parentId": previous, "timestamp": stamp, **row})
         previous = row["id"]

@@ -437,6 +437,7 @@ def test_an_unexpected_error_is_one_line_too(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import core.cli
+    import core.session
     import core.session.context
 
     def broken(*_args: object, **_kwargs: object) -> dict:

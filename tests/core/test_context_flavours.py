@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from core import build_context, load_session, summarize
-from core.session import ContextEditInfo, Flavour, iter_context_items
+from core.session import ContextEditInfo, Flavour, context_edits_in_force, iter_context_items
 from core.session.flavour import in_prime_agent_folder
 from tests.conftest import SHARED
 
@@ -285,6 +285,28 @@ def test_iter_context_items_names_each_messages_entry_and_edit(tmp_path: Path) -
     assert session.context_edits_for("e4") == []
     # e1 was dropped by e4, which lies in the kept range, but e1 itself is before it: nothing to drop.
     assert "e1" not in {i.entry.id for i in found}
+    # The edits in force are those the items show, and no edit of an entry outside the built context.
+    in_force = {target: edit.id for target, edit in context_edits_in_force(session).items()}
+    assert in_force == {"e2": "e3", "e6": "e7"}
+    assert {target: edit.id for target, edit in context_edits_in_force(session, "e2").items()} == {}
+    assert context_edits_in_force(session, None) == {}
+
+
+def test_edits_in_force_include_drops_and_only_in_pi_1_files(tmp_path: Path) -> None:
+    entries = _chain(
+        _user("question"),
+        _assistant("answer"),
+        {"type": "context_edit", "targetId": "e1", "replacement": None},
+        {"type": "context_edit", "targetId": "e2", "replacement": {"content": "first"}},
+        {"type": "context_edit", "targetId": "e2", "replacement": {"content": "second"}},
+    )
+    session = load_session(_write(tmp_path / "pi.jsonl", HEADER, entries))
+    assert {t: e.id for t, e in context_edits_in_force(session).items()} == {"e1": "e3", "e2": "e5"}
+    assert {t: e.id for t, e in context_edits_in_force(session, "e4").items()} == {"e1": "e3", "e2": "e4"}
+    prime = load_session(_write(tmp_path / "prime.jsonl", {**HEADER, "rlmDepth": 0}, entries))
+    assert prime.flavour is Flavour.PRIME_AGENT
+    assert context_edits_in_force(prime) == {}  # Prime Agent applies no context edit
+    assert [item.edit for item in iter_context_items(prime)[1]] == [None, None]
 
 
 def test_the_modern_sample_drops_the_retracted_request_on_its_branch() -> None:

@@ -206,13 +206,10 @@ def test_a_corrupt_header_line_is_invalid_json_and_the_header_is_missing(tmp_pat
 
 
 def test_a_file_of_garbage_only(tmp_path: Path) -> None:
+    # Not a session at all: one sentence for the file (issue 17), not a row per line.
     session = load(write(tmp_path, [b"garbage", b"{", b"]"]))
-    assert diags(session) == [
-        (0, "missing-header"),
-        (1, "invalid-json"),
-        (2, "invalid-json"),
-        (3, "invalid-json"),
-    ]
+    assert session.not_a_session
+    assert diags(session) == [(0, "not-a-session")]
     assert session.entries == []
     assert build_context(session) == EMPTY_CONTEXT
 

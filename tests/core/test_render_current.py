@@ -134,31 +134,36 @@ def test_compaction_and_branch_summary_show_their_cost_and_system_message(curren
     assert "summarised for 3.5k in" in _card(current, "bsum1")
 
 
-def test_context_marks_name_the_edit_whose_content_a_message_shows(current: Session) -> None:
-    in_force = {target: note.edit_id for target, note in edits_in_force(current, "git1").items()}
+def test_context_marks_name_the_edit_whose_content_a_message_shows(current: Session, tmp_path: Path) -> None:
+    # Prime Agent's file (its header and types say so): its agent applies no context edit, so none is in
+    # force and nothing in what the model saw is marked as edited.
+    assert edits_in_force(current, "git1") == {}
+    messages = build_context(current, "git1")["messages"]
+    assert not any(context_edit_marks(current, "git1", messages))
+    pi = load_session(write_current_session(tmp_path / "pi.jsonl", pi=True))
+    in_force = {target: note.edit_id for target, note in edits_in_force(pi, "asst2").items()}
     assert in_force == {"res1": "edit1", "user1": "edit2"}
     # The compaction keeps nothing (firstKeptEntryId is its own id), so after it no edit applies.
-    assert edits_in_force(current, "asst3") == {}
-    # What the model saw before the compaction, as pi 1.6 builds it (user1 dropped).
-    messages = [
-        current.body(e)["message"]
-        for e in current.path_to("asst2")
-        if e.kind == "message" and e.id not in ("user1", "sys1")
-    ]
-    marks = context_edit_marks(current, "git1", messages)
+    assert edits_in_force(pi, "asst3") == {}
+    # What the model saw before the compaction, as pi 1.6 builds it (user1 dropped, res1's content replaced).
+    messages = build_context(pi, "asst2")["messages"]
+    marks = context_edit_marks(pi, "asst2", messages)
     marked = [
         (m.get("role"), mark.edit_id) for m, mark in zip(messages, marks, strict=True) if mark is not None
     ]
     assert marked == [("toolResult", "edit1")]  # the dropped user message is not there to mark
-    result = current.get("res1")
+    assert not any(context_edit_marks(pi, "asst2", messages[1:]))  # not that context: nothing marked
+    result = pi.get("res1")
     assert result is not None
+    edited = next(m for m, mark in zip(messages, marks, strict=True) if mark is not None)
     html = render_entry(
         result,
-        {"message": messages[1]},
+        {"message": edited},
         None,
         None,
         EntryNotes(shown_edit=EditNote("edit1", "res1", False, None)),
     )
+    assert "[elided parser listing]" in html
     assert (
         "Edited content" in html
         and 'href="action:entry/edit1"' in html

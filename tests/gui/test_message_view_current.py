@@ -25,11 +25,12 @@ def test_system_message_opens_and_closes_in_place(qtbot, tmp_path: Path) -> None
 
 
 def test_context_mode_marks_edited_content_and_links_ask_for_the_entry(qtbot, tmp_path: Path) -> None:
-    session = load_session(write_current_session(tmp_path / "s.jsonl"))
+    # pi 1.6's file: the edits apply (Prime Agent's, with every type, applies none).
+    session = load_session(write_current_session(tmp_path / "s.jsonl", pi=True))
     view = MessageView()
     qtbot.addWidget(view)
-    leaf = session.get("git1")
-    view.show_context(session, leaf, build_context(session, "git1")["messages"])
+    leaf = session.get("asst2")
+    view.show_context(session, leaf, build_context(session, "asst2")["messages"])
     assert "Edited content: entry edit1 replaced this message in what the model saw" in view.toPlainText()
     view.show_entry(session, session.get("user1"))
     assert "Edited in the context later: entry edit2 dropped it" in view.toPlainText()
