@@ -8,12 +8,12 @@ Session files belong to the user, so the rules are strict:
   write is refused. Entries the agent appended meanwhile are read first, so the new entry hangs off
   the true leaf, and both sets of entries survive.
 * A new file is written to a temporary name in the target folder, fsynced, then hard-linked into
-  place (which fails instead of replacing an existing file), and the folder is fsynced.
+  place (which fails instead of replacing an existing file), and the folder is fsynced
+  (:mod:`core.writing.atomic`, which also removes the temporary files a killed write left behind).
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 from collections.abc import Callable
@@ -25,6 +25,7 @@ from core.errors import InvalidRequestError, SessionChangedError, SessionWriteEr
 from core.session import Entry, Session
 from core.session.jsonl import JsonObject
 from core.timefmt import now_iso
+from core.writing.atomic import explain_os_error, write_new_file
 from core.writing.ids import new_entry_id, new_session_id
 
 _PI_NAME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_.+\.jsonl$")
@@ -110,7 +111,7 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], Js
         try:
             fd = os.open(session.path, os.O_RDWR | os.O_APPEND)
         except OSError as err:
-            raise SessionWriteError(_explain(err, session.path)) from err
+            raise SessionWriteError(explain_os_error(err, session.path)) from err
         try:
             size = os.fstat(fd).st_size
             if size < session.size:
@@ -129,22 +130,12 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], Js
                 )
             os.fsync(fd)
         except OSError as err:
-            raise SessionWriteError(_explain(err, session.path)) from err
+            raise SessionWriteError(explain_os_error(err, session.path)) from err
         finally:
             os.close(fd)
         session.refresh()
         return str(entry["id"])
     raise SessionWriteError(f"{session.path} kept growing while the edit was attempted; try again.")
-
-
-def _explain(err: OSError, path: str) -> str:
-    if err.errno == errno.ENOSPC:
-        return f"The disk is full; nothing was written to {path}."
-    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{path} or its folder is read-only; nothing was written."
-    if err.errno == errno.ENOENT:
-        return f"{path} was deleted or moved; nothing was written."
-    return f"Cannot write {path}: {err.strerror or err}."
 
 
 # ---------------------------------------------------------------------------- new files
@@ -264,7 +255,7 @@ def _write_session(folder: Path, cwd: str, parent_path: str, lines: list[bytes])
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise SessionWriteError(_explain(err, str(folder))) from err
+        raise SessionWriteError(explain_os_error(err, str(folder))) from err
     target = folder / new_file_name(folder, session_id, timestamp)
     write_new_file(target, data)
     return target
@@ -291,104 +282,3 @@ def new_file_name(folder: Path, session_id: str, timestamp: str) -> str:
     if id_count > pi_count:
         return id_style
     return pi_style if ".pi" in folder.parts else id_style
-
-
-def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
-    """Create ``target`` with ``data`` atomically, never replacing an existing file.
-
-    The bytes go to a temporary file in the same folder, are fsynced, and the temporary file is
-    hard-linked to ``target`` (``link`` fails if ``target`` exists, unlike ``rename``). The folder is
-    fsynced so the new name survives a crash.
-    """
-    target = Path(target)
-    if target.exists():
-        raise SessionWriteError(f"{target} already exists; it was left untouched.")
-    temporary, fd = _open_temporary(target)
-    try:
-        _write_all(fd, data)
-        try:
-            os.link(temporary, target)
-        except FileExistsError as err:
-            raise SessionWriteError(f"{target} already exists; it was left untouched.") from err
-        except OSError as err:
-            if err.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            # A file system without hard links: rename, after checking that the name is still free.
-            if target.exists():
-                raise SessionWriteError(f"{target} already exists; it was left untouched.") from err
-            os.rename(temporary, target)
-        _fsync_folder(target.parent)
-    except SessionWriteError:
-        raise
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    finally:
-        _discard(temporary)
-
-
-def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> None:
-    """Write ``data`` to ``target`` through a temporary file in the same folder, fsynced.
-
-    Without ``overwrite`` this is :func:`write_new_file` (an existing file is never replaced). With it
-    (the user confirmed), the temporary file is renamed over ``target``, so a reader sees the old file
-    or the new one, never half of one. Used for exports and diff pages, never for session files.
-
-    Raises:
-        SessionWriteError: ``target`` exists (without ``overwrite``), is a folder, or cannot be written;
-            whatever was at ``target`` is then left as it was.
-    """
-    target = Path(target)
-    if not overwrite or not target.exists():
-        write_new_file(target, data)
-        return
-    if target.is_dir():
-        raise SessionWriteError(f"{target} is a folder; choose a file name.")
-    temporary, fd = _open_temporary(target)
-    try:
-        _write_all(fd, data)
-        os.replace(temporary, target)
-        _fsync_folder(target.parent)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    finally:
-        _discard(temporary)
-
-
-def _open_temporary(target: Path) -> tuple[Path, int]:
-    """A new, uniquely named temporary file beside ``target`` (in its folder, to be linked or renamed)."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
-    try:
-        return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd``, fsync it and close it (closed even when writing fails)."""
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _discard(temporary: Path) -> None:
-    try:
-        os.unlink(temporary)
-    except FileNotFoundError:
-        pass  # linked or renamed into place, or never created
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot fsync a folder; the file itself is already synced
-    finally:
-        os.close(fd)

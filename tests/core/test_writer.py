@@ -7,8 +7,12 @@ result" is checked by the tool that defines the format, not by our own reader.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -16,15 +20,15 @@ import pytest
 
 from core import build_context, load_session
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
+from core.writing.atomic import write_new_file
 from core.writing.writer import (
     append_label,
     append_session_name,
     clone_session,
     fork_session,
     project_folder_name,
-    write_new_file,
 )
-from tests.conftest import CORPUS, SAMPLES
+from tests.conftest import CORPUS, REPO, SAMPLES
 from tests.helpers import agent_ids, start_agent
 
 PI = SAMPLES / "pi-layout" / "sessions"
@@ -365,3 +369,61 @@ def test_a_session_opened_read_only_cannot_be_edited(tmp_path: Path) -> None:
     with pytest.raises(InvalidRequestError, match="read-only"):
         append_label(session, session.leaf_id, "x")
     assert file.read_bytes() == before
+
+
+# ---------------------------------------------------------------------------- temporary files
+KILLED_WRITER = (
+    "import os, sys, time\n"
+    "import core.writing.atomic as atomic\n"
+    "def stalls(fd, data):\n"
+    "    os.write(fd, data[: len(data) // 2])\n"
+    "    print('writing', flush=True)\n"
+    "    time.sleep(600)\n"
+    "atomic._write_all = stalls\n"
+    "atomic.write_new_file(sys.argv[1], b'x' * 1_000_000)\n"
+)
+
+
+def test_a_write_killed_midway_leaves_a_temporary_that_a_later_write_removes(tmp_path: Path) -> None:
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(folder / "big.html")], stdout=subprocess.PIPE, cwd=REPO
+    )
+    assert child.stdout is not None and child.stdout.readline() == b"writing\n"
+    child.send_signal(signal.SIGKILL)
+    child.communicate(timeout=30)
+    (left,) = list(folder.iterdir())  # no target, only the temporary file of the killed process
+    assert left.name.startswith(".prime-sessions-tmp-") and f"-{child.pid}-" in left.name
+    assert left.stat().st_size == 500_000
+    # Young, it is left alone (its writer might still be at work on another machine)...
+    write_new_file(folder / "first.html", b"1")
+    assert left.exists()
+    # ...and once older than a minute, with its process gone, the next write to the folder removes it.
+    old = time.time() - 120
+    os.utime(left, (old, old))
+    mine = folder / f".prime-sessions-tmp-{os.getpid()}-{'0' * 16}"  # a live process's: kept
+    mine.write_bytes(b"in progress")
+    os.utime(mine, (old, old))
+    unrelated = folder / ".prime-sessions-tmp-notes"  # not a name we make: kept
+    unrelated.write_bytes(b"")
+    os.utime(unrelated, (old, old))
+    write_new_file(folder / "second.html", b"2")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["first.html", "second.html", mine.name, unrelated.name]
+    )
+
+
+def test_temporary_files_are_named_recognisably_and_never_left_after_a_write(tmp_path: Path) -> None:
+    names: list[str] = []
+    real_open = os.open
+
+    def watching_open(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+        names.append(os.path.basename(os.fspath(path)))
+        return real_open(path, flags, mode)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "open", watching_open)
+        clone_session(load_session(copy_into(tmp_path, LINEAR)))
+    assert any(n.startswith(".prime-sessions-tmp-") for n in names)
+    assert not [p for p in tmp_path.rglob(".prime-sessions-tmp-*")]
