@@ -1,6 +1,6 @@
 """Every write to disk: label and name appends, new session files (fork, clone), exports, the trash.
 
-``writer`` (appends that check every byte already read;
+``writer`` (appends that check every byte already read, under a lock, never cutting a partial line;
 fork and clone), ``atomic`` (new files by temporary name + fsync + link, and the clean-up of temporary
 files a killed write left), ``edits`` (label and name edits with their inverses, for undo), ``trash``
 (send2trash, never a delete) and ``ids`` (new entry and session ids).
