@@ -1,4 +1,4 @@
-"""Numbers as people read them: token counts, costs and durations.
+"""Numbers and names as people read them: token counts, costs, durations, one-line titles.
 
 One home for these, so the message view, the tree, the exports and the diff say the same thing about the
 same number (the tree once showed 3,600 tokens as "4k" while the message view said "3.6k").
@@ -6,7 +6,19 @@ same number (the tree once showed 3,600 tokens as "4k" while the message view sa
 
 from __future__ import annotations
 
-__all__ = ["dollars", "duration", "short_cost", "short_tokens", "total_cost", "whole_tokens"]
+import unicodedata
+
+__all__ = [
+    "dollars",
+    "duration",
+    "one_line",
+    "short_cost",
+    "short_duration",
+    "short_tokens",
+    "title",
+    "total_cost",
+    "whole_tokens",
+]
 
 
 def short_tokens(value: float | None) -> str:
@@ -73,3 +85,36 @@ def duration(ms: float | None) -> str:
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).strip()
+
+
+def title(name: str | None, first_message: str, width: int = 80) -> str:
+    """How a session is named to a reader: its name, else its first message, on one line, cut to ``width``.
+
+    Returns ``""`` when the session has neither (callers fall back to the file name).
+    """
+    text = one_line(name or first_message)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def short_duration(ms: float | None) -> str:
+    """How long one model call or tool run took, to the precision that matters at its size.
+
+    Args:
+        ms: milliseconds (``durationMs`` of a message); None when unknown.
+
+    Returns:
+        ``"850 ms"``, ``"4.2 s"`` (one decimal below a minute), then :func:`duration`'s
+        ``"3 min 07 s"``; ``"-"`` for None.
+    """
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{max(0, round(ms))} ms"
+    if ms < 60_000:
+        return f"{ms // 100 / 10:.1f} s"  # cut, not rounded: 59,960 ms is not "60.0 s"
+    return duration(ms)

@@ -125,6 +125,10 @@ class ActionRegistry(QObject):
             action.setShortcut(QKeySequence(shortcut))
         if tip:
             action.setStatusTip(tip)
+        # The tooltip says what the action does and its shortcut (toolbar buttons show it on hover).
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        label = tip or action.text().replace("&", "").rstrip("…")
+        action.setToolTip(f"{label} ({keys})" if keys else label)
         action.setObjectName(name)
         if scope is None:
             self._host.addAction(action)

@@ -1,9 +1,18 @@
-"""Entry point of the desktop app: ``python -m gui [FOLDER | FILE.jsonl] [--smoke-test]``.
+"""The desktop app: ``python -m gui [FOLDER | FILE.jsonl] [OPTION]``.
+
+One window per user: a start while a window runs hands its path to that window (``gui.single_instance``)
+and exits, unless ``--new-window`` is given.
 
 ``--smoke-test`` checks that a build works end to end without touching anything of the user's: it builds
-the window on the bundled demo sessions (or on the folder or file given) with a private catalogue folder and
-private settings, waits for the session list, loads one session and renders one of its messages, then quits.
-Exit code 0 and one line on stdout when all of that worked; 1 and one sentence on stderr when any failed.
+the window on a private copy of the bundled demo sessions (or on the folder or file given) with a private
+catalogue folder and private settings, waits for the session list, loads one session and renders one of its
+messages, then quits. Exit code 0 and one line on stdout when all of that worked; 1 and one sentence on
+stderr when any failed.
+
+``--scripted-check OUT`` goes further, as a user would: it also compares two leaves of a session with
+branches in a diff window, and exports that session through the export dialog as HTML and as PDF into the
+folder OUT (which the check never writes anything else to). It checks that Qt can read every image format
+a session may hold, too (the frozen bundle's image plugins).
 """
 
 from __future__ import annotations
@@ -14,30 +23,52 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QSettings, QTimer
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QIcon, QImageReader
 from PySide6.QtWidgets import QApplication
 
 from gui.main_window import DEMO_DIR, MainWindow
 from gui.settings import APPLICATION, ORGANIZATION
+from gui.single_instance import InstanceServer, forward_to_running
+
+if TYPE_CHECKING:
+    from core.session import Session
+    from gui.widgets.diff_window import DiffWindow
 
 __all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main"]
 
 ICON_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"  # also in the PyInstaller bundle
 ICON_SIZES = (16, 32, 48, 64, 128, 256)  # prime-sessions-<N>.png, rendered by packaging/render_icons.py
 _SMOKE_TIMEOUT_MSECS = 120_000
+# The image types a session may hold (core.render.images) and the icons' SVG: the frozen bundle must carry
+# a Qt plugin for each (PNG is built into QtGui).
+_IMAGE_FORMATS = ("png", "jpeg", "gif", "webp", "svg")
 _PROG = "prime-sessions"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prime-sessions-gui", description="Browse Prime Agent sessions.")
     parser.add_argument("path", nargs="?", type=Path, help="a session folder or a .jsonl session file")
-    parser.add_argument(
+    checks = parser.add_mutually_exclusive_group()
+    checks.add_argument(
         "--smoke-test",
         action="store_true",
         help="open the window on the demo sessions (or PATH) with a private catalogue, load a session, "
         "render a message and quit (exit code 0 on success)",
+    )
+    checks.add_argument(
+        "--scripted-check",
+        metavar="OUT",
+        type=Path,
+        help="as --smoke-test, then compare two leaves of a session and export it through the export dialog "
+        "as HTML and PDF into the folder OUT, and quit (exit code 0 on success)",
+    )
+    checks.add_argument(
+        "--new-window",
+        action="store_true",
+        help="open a window of its own even when one is running (the default hands PATH to that one)",
     )
     return parser
 
@@ -62,7 +93,8 @@ def _no_display() -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run the app; returns the process exit code."""
     args_in = sys.argv[1:] if argv is None else list(argv)
-    if QApplication.instance() is None and _no_display() and "--smoke-test" not in args_in:
+    checking = "--smoke-test" in args_in or any(a.startswith("--scripted-check") for a in args_in)
+    if QApplication.instance() is None and _no_display() and not checking:
         # Qt would abort with a core dump ("could not connect to display"); say it in one sentence.
         print(
             f"{_PROG}: there is no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is "
@@ -89,15 +121,44 @@ def main(argv: list[str] | None = None) -> int:
             print(f"prime-sessions-gui: {args.path}: no such folder or file", file=sys.stderr)
             return 2
 
-    if args.smoke_test:
-        return _smoke_test(app, roots, open_path)
+    if args.smoke_test or args.scripted_check is not None:
+        return _check(app, roots, open_path, args.scripted_check)
+    asked = str(target) if args.path is not None else None
+    if not args.new_window:
+        forwarded = forward_to_running(asked)
+        if forwarded.delivered:  # the running window has it: no second window
+            if not forwarded.ok:
+                print(f"{_PROG}: {forwarded.sentence}", file=sys.stderr)
+            return 0 if forwarded.ok else 1
     window = MainWindow(roots=roots, open_path=open_path)
+    server = InstanceServer(lambda path: _open_in(window, path), parent=window)
+    if not args.new_window:
+        server.listen()  # False when another window listens already (started at the same moment)
     window.show()
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        server.close()
 
 
-def _smoke_test(app: QCoreApplication, roots: list[Path] | None, open_path: Path | None) -> int:
-    """Run the ``--smoke-test`` checks (see the module docstring); the exit code."""
+def _open_in(window: MainWindow, path: str | None) -> str | None:
+    """Open what a later start of the app was given, in this window, and bring it to the front."""
+    if path is not None and not window.files.open_path(path):
+        return f"{path} is neither a folder nor a session file."
+    window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    return None
+
+
+def _check(app: QCoreApplication, roots: list[Path] | None, open_path: Path | None, out: Path | None) -> int:
+    """Run ``--smoke-test`` (``out`` None) or ``--scripted-check OUT`` (module docstring): the exit code."""
+    if out is not None:
+        out = out.expanduser().resolve()
+        if not out.is_dir():
+            return _smoke_failed(f"{out} is not a folder to export into.", _ScriptedRun.what)
+    what = _SmokeRun.what if out is None else _ScriptedRun.what
     with tempfile.TemporaryDirectory(prefix="prime-sessions-smoke-") as private:
         # Settings too: the window saves its geometry on close, and the user's must stay as they are.
         settings = str(Path(private) / "settings")
@@ -105,13 +166,23 @@ def _smoke_test(app: QCoreApplication, roots: list[Path] | None, open_path: Path
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, settings)
         if roots is None:
             if not any(DEMO_DIR.glob("*.jsonl")):
-                return _smoke_failed(f"The bundled demo sessions are missing from {DEMO_DIR}.")
-            roots = [DEMO_DIR]
+                return _smoke_failed(f"The bundled demo sessions are missing from {DEMO_DIR}.", what)
+            from core.errors import PrimeSessionsError
+            from core.writing import demo_copy
+
+            try:  # a private copy, as the window's demo link opens the user's: the bundle is never written
+                roots = [demo_copy(DEMO_DIR, Path(private))]
+            except PrimeSessionsError as err:
+                return _smoke_failed(str(err), what)
         try:
             window = MainWindow(roots=roots, catalogue_dir=Path(private) / "catalogue", open_path=open_path)
         except Exception as err:
-            return _smoke_failed(f"The window could not be built ({type(err).__name__}: {err}).")
-        run = _SmokeRun(window, roots, open_path)
+            return _smoke_failed(f"The window could not be built ({type(err).__name__}: {err}).", what)
+        run = (
+            _SmokeRun(window, roots, open_path)
+            if out is None
+            else _ScriptedRun(window, roots, open_path, out)
+        )
         window.show()
         deadline = QTimer(window)  # never hang a build pipeline; goes away with the window
         deadline.setSingleShot(True)
@@ -121,20 +192,22 @@ def _smoke_test(app: QCoreApplication, roots: list[Path] | None, open_path: Path
         app.exec()
         window.deleteLater()
         if run.failure is not None:
-            return _smoke_failed(run.failure)
+            return _smoke_failed(run.failure, run.what)
         if run.passed is None:
-            return _smoke_failed("The window closed before the smoke test finished.")
+            return _smoke_failed(f"The window closed before the {run.what} finished.")
         print(run.passed)
         return 0
 
 
-def _smoke_failed(sentence: str) -> int:
-    print(f"{_PROG}: smoke test failed: {sentence}", file=sys.stderr)
+def _smoke_failed(sentence: str, what: str = "smoke test") -> int:
+    print(f"{_PROG}: {what} failed: {sentence}", file=sys.stderr)
     return 1
 
 
 class _SmokeRun:
     """The steps of ``--smoke-test`` on a shown window: list, load one session, render one message, close."""
+
+    what = "smoke test"
 
     def __init__(self, window: MainWindow, roots: list[Path], open_path: Path | None) -> None:
         self.window = window
@@ -149,7 +222,7 @@ class _SmokeRun:
         window.context.load_failed.connect(self._guarded(self._on_load_failed))
 
     def _guarded(self, slot: Callable[..., None]) -> Callable[..., None]:
-        # An exception in a slot would only be printed by Qt; here it fails the smoke test in one sentence.
+        # An exception in a slot would only be printed by Qt; here it fails the check in one sentence.
         def call(*args: object) -> None:
             if self.failure is not None or self.passed is not None:
                 return
@@ -219,3 +292,111 @@ class _SmokeRun:
             rows = self.window.list_model.rowCount()
             self.passed = f"Smoke test passed: {rows} sessions listed, {self._rendered}."
             QTimer.singleShot(0, self.window.close)
+
+
+class _ScriptedRun(_SmokeRun):
+    """``--scripted-check``: the smoke test's steps on a session with branches, then a diff and two exports.
+
+    Sessions are loaded from the top of the list until one has two leaves; its leaves are compared in a
+    diff window, then the session is exported through the export dialog, as HTML and then as PDF.
+    """
+
+    what = "scripted check"
+
+    def __init__(self, window: MainWindow, roots: list[Path], open_path: Path | None, out: Path) -> None:
+        super().__init__(window, roots, open_path)
+        self.out = out
+        self._row = 0
+        self._session: Session | None = None
+        self._steps: list[str] = []
+        window.diff_controller.diff_opened.connect(self._guarded(self._on_diff_opened))
+        window.diff_controller.diff_failed.connect(
+            self._guarded(lambda s: self.fail(f"The diff failed: {s}"))
+        )
+        missing = [f for f in _IMAGE_FORMATS if f.encode() not in QImageReader.supportedImageFormats()]
+        if missing:
+            QTimer.singleShot(
+                0, lambda: self.fail(f"Qt cannot read {', '.join(missing)} images (no plugin).")
+            )
+
+    def fail(self, sentence: str) -> None:
+        """Record the first failure and close every window (a message box or the diff window too)."""
+        if self.failure is None and self.passed is None:
+            QTimer.singleShot(0, QApplication.closeAllWindows)
+        super().fail(sentence)
+
+    def _on_session_loaded(self, session: object) -> None:
+        current = self.window.opened.session
+        if self._session is not None or current is None:
+            return  # a session is chosen: later loads (none are asked for) change nothing
+        leaves = _leaves(current)
+        if len(leaves) < 2:
+            self._row += 1
+            if self.open_path is not None or self._row >= self.window.proxy.rowCount():
+                if self.open_path is not None:
+                    self.fail(f"{current.path} has fewer than two leaves to compare.")
+                else:
+                    self.fail("No session in the list has two leaves to compare.")
+            else:
+                self.window.table.selectRow(self._row)
+            return
+        super()._on_session_loaded(session)
+        if self._rendered is not None:
+            self._session = current
+            self._steps.append(f"leaves {leaves[0]} and {leaves[1]} compared")
+            self.window.diff_controller.compare(current.path, leaves[0], current.path, leaves[1])
+
+    def _finish_if_done(self) -> None:
+        pass  # the steps go on from the diff window and the exports
+
+    def _on_diff_opened(self, view: DiffWindow) -> None:
+        diff = view.diff
+        if not diff.rows:
+            self.fail("The diff window shows no rows.")
+            return
+        self._steps[-1] += f" ({len(diff.rows)} diff rows)"
+        view.close()
+        self._export("html")
+
+    def _export(self, fmt: str) -> None:
+        session = self._session
+        dialog = self.window.export_controller.open_dialog()
+        if session is None or dialog is None:
+            self.fail("The export dialog did not open.")
+            return
+        target = self.out / f"{Path(session.path).stem}.{fmt}"
+        if target.exists():
+            self.fail(f"{target} exists already; the check writes only new files.")
+            return
+        # A failure is shown in a message box, whose own event loop would hold the check until the deadline:
+        # fail() closes every window, the box included.
+        dialog.failed.connect(
+            self._guarded(lambda sentence: self.fail(f"The {fmt.upper()} export failed: {sentence}"))
+        )
+        dialog.exported.connect(self._guarded(lambda path: self._exported(fmt, Path(path))))
+        dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(fmt))
+        dialog.target_edit.setText(str(target))
+        dialog.start_export()
+
+    def _exported(self, fmt: str, path: Path) -> None:
+        magic = {"html": b"<!DOCTYPE html>", "pdf": b"%PDF-"}[fmt]
+        with path.open("rb") as file:
+            start = file.read(len(magic))
+        if start != magic:
+            self.fail(f"{path} does not start as an {fmt.upper()} file should.")
+            return
+        self._steps.append(f"{path.name} exported ({path.stat().st_size:,} bytes)")
+        if fmt == "html":
+            self._export("pdf")
+            return
+        rows = self.window.list_model.rowCount()
+        self.passed = (
+            f"Scripted check passed: {rows} sessions listed, {self._rendered}, {', '.join(self._steps)}."
+        )
+        QTimer.singleShot(0, self.window.close)
+
+
+def _leaves(session: Session) -> list[str]:
+    """The ids of the entries nothing hangs off (file order): the ends of the session's branches."""
+    parents = {entry.parent_id for entry in session.entries}
+    return [entry.id for entry in session.entries if entry.id not in parents and entry.kind == "message"]

@@ -28,9 +28,13 @@ def _commands() -> set[str]:
     return names
 
 
+# The window's own options (gui.app): with one of them, the arguments are the window's, not a command's.
+_WINDOW_OPTIONS = ("--smoke-test", "--scripted-check", "--new-window")
+
+
 def wants_window(argv: Sequence[str]) -> bool:
     """Whether ``argv`` asks for the window rather than a CLI command."""
-    if not argv or "--smoke-test" in argv:
+    if not argv or any(arg.split("=", 1)[0] in _WINDOW_OPTIONS for arg in argv):
         return True
     first = argv[0]
     if first.startswith("-") or first in _commands():

@@ -11,14 +11,14 @@ and context menus are filled from the registry, whose rules decide which actions
 from __future__ import annotations
 
 import os
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
 
+from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
 from gui.controllers.catalogue import CatalogueController
 from gui.controllers.context import ViewSelection, WindowContext
@@ -26,10 +26,12 @@ from gui.controllers.diff import DiffController
 from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
 from gui.controllers.files import FileController, dropped_paths
+from gui.controllers.help import HelpController
 from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
-from gui.settings import app_settings
-from gui.theme import THEMES, apply_theme
+from gui.controllers.resume import ResumeController
+from gui.controllers.view import ViewController
+from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
 from gui.widgets.search_panel import SearchPanel
@@ -38,7 +40,7 @@ from gui.workers import TaskRunner
 if TYPE_CHECKING:
     from core.session import Session
 
-__all__ = ["DEMO_DIR", "MainWindow"]
+__all__ = ["DEMO_DIR", "MainWindow", "session_title"]
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 _SHUTDOWN_MSECS = 10_000
@@ -52,6 +54,22 @@ _MENU_TITLES = {
 }
 
 
+def session_title(session: Session, *, name: str | None = None, width: int = 80) -> str:
+    """How a window names a session: its name (``name`` overrides it), else its first message.
+
+    On one line and cut to ``width`` characters; the file name when the session has neither.
+    """
+    shown = title(session.name if name is None else name, session.first_message, width)
+    return shown or os.path.basename(session.path)
+
+
+def _preferred_roots() -> list[Path]:
+    """The session folders of Edit > Preferences, else the agents' default folders."""
+    from core.session import default_roots
+
+    return read_preferences(app_settings()).session_folders or default_roots()
+
+
 class MainWindow(QMainWindow):
     """Browse sessions: a filterable list, the selected session's branch tree and the selected entry."""
 
@@ -63,8 +81,6 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from core.session import default_roots
-
         self.setWindowTitle("Prime Sessions")
         self._build_layout()
         self.runner = TaskRunner(self)
@@ -74,7 +90,7 @@ class MainWindow(QMainWindow):
         actions.set_scope("tree", self.tree)
 
         self.opened = OpenSessionController(
-            context, self.tree_model, self.tree, self.filter_mode, self.diagnostics_panel
+            context, self.tree_model, self.tree, self.filter_mode, self.diagnostics_panel, actions
         )
         self.catalogue = CatalogueController(
             context,
@@ -82,7 +98,7 @@ class MainWindow(QMainWindow):
             self.proxy,
             self.table,
             self.search_panel,
-            roots=[Path(r) for r in roots] if roots is not None else default_roots(),
+            roots=[Path(r) for r in roots] if roots is not None else _preferred_roots(),
             catalogue_dir=catalogue_dir,
             shown_path=lambda: self.opened.shown_path,
         )
@@ -99,6 +115,15 @@ class MainWindow(QMainWindow):
         self.editing = EditingController(context, actions)
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
+        self.resume = ResumeController(context, actions, set_roots=self.set_roots)
+        self.help = HelpController(
+            context,
+            actions,
+            roots=lambda: self.catalogue.roots,
+            catalogue_dir=catalogue_dir,
+            recent=lambda: self.files.recent_paths,
+            open_path=self.files.open_path,
+        )
         self._build_menus()
         self._wire()
         self.setAcceptDrops(True)
@@ -138,7 +163,7 @@ class MainWindow(QMainWindow):
         self.left_splitter.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for index, (pane, stretch) in enumerate(
-            ((self.left_splitter, 3), (self.tree_pane, 2), (self.message_pane, 4))
+            ((self.left_splitter, 3), (self.tree_pane, 3), (self.message_pane, 4))
         ):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
@@ -149,6 +174,8 @@ class MainWindow(QMainWindow):
         self.diagnostics_panel = DiagnosticsPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.diagnostics_panel)
         self.diagnostics_panel.hide()
+        self.toolbar = self.addToolBar("Edit")
+        self.toolbar.setObjectName("edit_toolbar")  # saveState needs a name
         for view in (self.table, self.tree):
             view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
@@ -170,25 +197,20 @@ class MainWindow(QMainWindow):
             menu="File",
             section="find",
         )
-        actions.add(
-            "file.jump_to_leaf",
-            "&Jump to Leaf",
-            self.opened.select_leaf,
-            shortcut="Ctrl+L",
-            menu="File",
-            section="find",
-        )
         actions.add("file.quit", "&Quit", self.close, shortcut="Ctrl+Q", menu="File", section="quit")
-        group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        self._theme_menu = actions.add_submenu("view.theme", QMenu("&Theme", self), menu="View")
-        for theme, text in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
-            action = actions.add(f"view.theme.{theme}", text, partial(self.set_theme, theme))
-            action.setCheckable(True)
-            action.setActionGroup(group)
-            self._theme_menu.addAction(action)
-            self.theme_actions[theme] = action
-        self.theme_actions["system"].setChecked(True)
+        search_toggle = QAction("&Search Panel", self, checkable=True, checked=True)
+        search_toggle.toggled.connect(self.search_panel.setVisible)
+        problems_toggle = self.diagnostics_panel.toggleViewAction()
+        problems_toggle.setText("&Problems Panel")
+        toolbar_toggle = self.toolbar.toggleViewAction()
+        toolbar_toggle.setText("&Toolbar")
+        panes: list[QWidget] = [self.list_pane, self.tree_pane, self.message_pane, self.search_panel]
+        self.view = ViewController(
+            self.context,
+            actions,
+            panes=panes,
+            panels={"search_panel": search_toggle, "problems": problems_toggle, "toolbar": toolbar_toggle},
+        )
 
     def _build_menus(self) -> None:
         self.menus: dict[str, QMenu] = {}
@@ -198,10 +220,8 @@ class MainWindow(QMainWindow):
             if not menu.isEmpty():  # a menu with nothing in it yet stays out of the menu bar
                 self.menuBar().addMenu(menu)
                 self.menus[name] = menu
-        toolbar = self.addToolBar("Edit")
-        toolbar.setObjectName("edit_toolbar")  # saveState needs a name
         for action in self.registry.toolbar_actions():
-            toolbar.addAction(action)
+            self.toolbar.addAction(action)
 
     # ------------------------------------------------------------------ wiring between controllers
     def _wire(self) -> None:
@@ -211,16 +231,18 @@ class MainWindow(QMainWindow):
         self.tree.selectionModel().currentChanged.connect(context.selection_changed)
         context.selection_changed.connect(self.registry.update)
         context.session_loaded.connect(self.registry.update)
-        context.session_loaded.connect(self._on_session_loaded)
+        context.session_loaded.connect(self._show_title)
+        context.session_loaded.connect(lambda _session: catalogue.select_open_row())
         context.session_renamed.connect(self._on_session_renamed)
+        context.session_closed.connect(self._show_title)
+        context.session_closed.connect(self.registry.update)
         opened.entry_shown.connect(messages.show)
-        catalogue.roots_changed.connect(
-            lambda: self.message_view.show_html("<p>Reading the session list…</p>")
-        )
+        catalogue.roots_changed.connect(self._on_roots_changed)
         catalogue.refresh_finished.connect(self._after_refresh)
-        messages.demo_requested.connect(lambda: self.set_roots([DEMO_DIR]))
+        messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
+        messages.entry_requested.connect(opened.reveal_entry)
         self.tree_model.label_edit_requested.connect(self.editing.set_label)
         self.list_model.rename_requested.connect(self.editing.rename)
         self.table.customContextMenuRequested.connect(lambda pos: self._context_menu("list", self.table, pos))
@@ -232,13 +254,20 @@ class MainWindow(QMainWindow):
                 rows=self.list_model.rowCount(), roots=self.catalogue.roots, load_error=self.opened.load_error
             )
 
-    def _on_session_loaded(self, session: Session) -> None:
-        self.setWindowTitle(f"{session.name or os.path.basename(session.path)} — Prime Sessions")
+    def _on_roots_changed(self) -> None:
+        """Another folder is listed: nothing of the previous one stays on screen."""
+        self.opened.clear()
+        self.message_view.show_html("<p>Reading the session list…</p>")
+
+    def _show_title(self, *_args: object) -> None:
+        """The window title: the open session's title (its name, else its first message)."""
+        session = self.opened.session
+        self.setWindowTitle(f"{session_title(session)} — Prime Sessions" if session else "Prime Sessions")
 
     def _on_session_renamed(self, path: str, name: str) -> None:
         session = self.opened.session
         if session is not None and session.path == path:
-            self.setWindowTitle(f"{name or os.path.basename(path)} — Prime Sessions")
+            self.setWindowTitle(f"{session_title(session, name=name)} — Prime Sessions")
 
     def _context_menu(self, view: str, widget: QAbstractItemView, pos: QPoint) -> None:
         index = widget.indexAt(pos)
@@ -255,6 +284,18 @@ class MainWindow(QMainWindow):
         """List the sessions under other folders (replaces the list)."""
         self.catalogue.set_roots(roots)
 
+    def open_demo(self) -> None:
+        """List the user's copy of the demo sessions (made on first use), never the shipped files."""
+        from core.errors import PrimeSessionsError
+        from core.writing import demo_copy
+
+        try:
+            folder = demo_copy(DEMO_DIR)
+        except PrimeSessionsError as err:
+            self.statusBar().showMessage(str(err))
+            return
+        self.set_roots([folder])
+
     def refresh(self) -> None:
         """Bring the catalogue up to date and read the open session again (both in workers)."""
         self.catalogue.refresh()
@@ -270,14 +311,6 @@ class MainWindow(QMainWindow):
         self.search_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_edit.selectAll()
 
-    def set_theme(self, theme: str) -> None:
-        """Light, dark, or following the system (remembered in the settings)."""
-        if theme not in THEMES:
-            theme = "system"
-        apply_theme(theme)
-        self.theme_actions[theme].setChecked(True)
-        app_settings().setValue("main_window/theme", theme)
-
     # ------------------------------------------------------------------ settings
     def read_settings(self) -> None:
         settings = app_settings()
@@ -285,22 +318,25 @@ class MainWindow(QMainWindow):
         geometry = settings.value("geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        splitter = settings.value("splitter")
-        if isinstance(splitter, QByteArray) and not splitter.isEmpty():
-            self.splitter.restoreState(splitter)
-        else:
-            self.splitter.setSizes([620, 330, 450])
+        for splitter, key, default in (
+            (self.splitter, "splitter", [590, 390, 420]),
+            (self.left_splitter, "left_splitter", None),
+        ):
+            state = settings.value(key)
+            if isinstance(state, QByteArray) and not state.isEmpty():
+                splitter.restoreState(state)
+            elif default is not None:
+                splitter.setSizes(default)
         self.thread_forks.setChecked(bool(settings.value("thread_forks", False, type=bool)))
-        theme = settings.value("theme", "system")
         settings.endGroup()
-        if theme != "system":
-            self.set_theme(str(theme))
+        self.view.read_settings()
 
     def write_settings(self) -> None:
         settings = app_settings()
         settings.beginGroup("main_window")
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("splitter", self.splitter.saveState())
+        settings.setValue("left_splitter", self.left_splitter.saveState())
         settings.setValue("thread_forks", self.thread_forks.isChecked())
         settings.endGroup()
         settings.sync()
@@ -330,5 +366,5 @@ class MainWindow(QMainWindow):
         self.write_settings()
         self.catalogue.close()
         self.runner.shutdown(_SHUTDOWN_MSECS)
-        self.opened.close()
+        self.opened.stop_watching()
         super().closeEvent(event)

@@ -8,9 +8,9 @@ platform styles draw with the system's colours whatever palette they are given.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
 __all__ = ["THEMES", "apply_theme", "is_dark"]
 
@@ -40,8 +40,56 @@ def apply_theme(theme: str) -> None:
         return
     if _system is None:
         _system = (app.style().name(), QPalette(app.palette()))
-    app.setStyle("Fusion")
-    app.setPalette(_dark_palette() if theme == "dark" else app.style().standardPalette())
+    if theme == "dark":
+        app.setStyle(_DarkContrastStyle("Fusion"))
+        app.setPalette(_dark_palette())
+    else:
+        app.setStyle("Fusion")
+        app.setPalette(_light_palette(app.style().standardPalette()))
+
+
+# Fusion outlines check boxes, radio buttons and fields in the window colour made darker, which on a dark
+# window is nearly black on nearly black (a contrast of 1.2:1). The forced dark theme draws those outlines
+# again in this colour: 4.5:1 against the window, over the 3:1 WCAG asks of a control's boundary.
+DARK_OUTLINE = "#8e8e8e"
+_OUTLINED = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+    QStyle.PrimitiveElement.PE_FrameLineEdit,
+)
+
+
+class _DarkContrastStyle(QProxyStyle):
+    """Fusion, with outlines people can see on the dark palette."""
+
+    def drawPrimitive(
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        if element not in _OUTLINED:
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(QColor(DARK_OUTLINE), 1))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
+        if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+            painter.drawEllipse(rect)
+        else:
+            painter.drawRoundedRect(rect, 2, 2)
+        painter.restore()
+
+
+def _light_palette(standard: QPalette) -> QPalette:
+    """Fusion's light palette with a selection dark enough for white text (5.7:1 instead of 3.7:1)."""
+    palette = QPalette(standard)
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.Highlight, QColor("#1f64a8"))
+    return palette
 
 
 def _dark_palette() -> QPalette:

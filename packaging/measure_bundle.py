@@ -6,9 +6,12 @@ same commands run from the sources by this Python (the reference figure of the s
 
 * ``--version`` (the CLI path: no Qt is imported);
 * ``check`` on the demo sessions (the CLI reading sessions);
-* ``--smoke-test`` offscreen (the window: demo listed, one session loaded, a message rendered).
+* ``--smoke-test`` offscreen (the window: demo listed, one session loaded, a message rendered);
+* the window on the demo folder until it is built and shown: the time until it listens for later starts
+  (``gui.single_instance``: the socket appears just before ``show()``), then the process is ended.
 
-Every process gets a private ``HOME`` and catalogue, so nothing of the user's is read or written.
+Every process gets a private ``HOME``, runtime folder and catalogue, so nothing of the user's is read or
+written (and no window of the user's is reached).
 """
 
 from __future__ import annotations
@@ -52,13 +55,46 @@ def _median_secs(command: list[str], env: dict[str, str], cwd: Path) -> float:
     return statistics.median(times)
 
 
+def _window_secs(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Median seconds from starting the window until it listens on its socket (built, about to show)."""
+    socket = Path(env["XDG_RUNTIME_DIR"]) / "prime-sessions.socket"
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [*command, str(DEMO)], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            while not socket.exists():
+                if process.poll() is not None:
+                    raise SystemExit(
+                        f"measure_bundle: the window ended: {process.stderr.read().decode()[-2000:]}"
+                    )
+                if time.perf_counter() - started > 120:
+                    raise SystemExit("measure_bundle: the window did not start within 120 s")
+                time.sleep(0.002)
+            times.append(time.perf_counter() - started)
+        finally:
+            process.terminate()
+            process.communicate(timeout=60)
+        socket.unlink(missing_ok=True)  # a terminated window leaves it behind
+    return statistics.median(times)
+
+
 def main(argv: list[str]) -> int:
     """Print the figures; the exit status."""
     bundles = [Path(a).resolve() for a in argv] or [REPO / "build" / "dist" / "prime-sessions"]
     demo = sorted(str(p) for p in DEMO.glob("*.jsonl"))
     with tempfile.TemporaryDirectory(prefix="prime-sessions-measure-") as scratch:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME_", "XDG_"))}
-        env.update(HOME=scratch, QT_QPA_PLATFORM="offscreen", PRIME_SESSIONS_CATALOGUE=f"{scratch}/catalogue")
+        runtime = Path(scratch) / "run"
+        runtime.mkdir(mode=0o700)
+        env.update(
+            HOME=scratch,
+            QT_QPA_PLATFORM="offscreen",
+            PRIME_SESSIONS_CATALOGUE=f"{scratch}/catalogue",
+            XDG_RUNTIME_DIR=str(runtime),
+        )
         source_env = dict(env, PYTHONPATH=str(REPO))
         source = [sys.executable, "-m", "gui.launcher"]
         commands = {
@@ -69,6 +105,7 @@ def main(argv: list[str]) -> int:
         reference = {
             name: _median_secs([*source, *args], source_env, Path(scratch)) for name, args in commands.items()
         }
+        reference["window shown"] = _window_secs(source, source_env, Path(scratch))
         for bundle in bundles:
             exe = bundle / "prime-sessions"
             if not exe.is_file():
@@ -82,6 +119,8 @@ def main(argv: list[str]) -> int:
             for name, args in commands.items():
                 frozen = _median_secs([str(exe), *args], env, Path(scratch))
                 print(f"  {name:<14} {frozen:7.2f}s {reference[name]:7.2f}s")
+            frozen = _window_secs([str(exe)], env, Path(scratch))
+            print(f"  {'window shown':<14} {frozen:7.2f}s {reference['window shown']:7.2f}s")
     return 0
 
 

@@ -228,7 +228,7 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
 
     # (4) the branches session, every entry shown: the branch point and its three branches
     yield Wait(window.context.session_loaded, select_session(BRANCHES))
-    window.filter_mode.setCurrentText("all")
+    window.filter_mode.set_mode("all")
     window.tree.expandAll()
     window.opened.select_leaf()
     yield Wait()
@@ -236,9 +236,9 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
 
     # (5) the first view again, in the dark theme (View > Theme > Dark; "follow the system" does the same
     # on a dark desktop, which Xvfb does not have)
-    window.filter_mode.setCurrentText("default")
+    window.filter_mode.set_mode("default")
     yield Wait(window.context.session_loaded, select_session(LINEAR))
-    window.set_theme("dark")
+    window.view.set_theme("dark")
     select_entry(LINEAR_EDIT_CALL)
     yield Wait()
     window_colour = window.palette().color(QPalette.ColorRole.Window)
@@ -246,7 +246,7 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
         print("screenshots: dark.png skipped (the dark theme did not apply)")
         return
     save("dark.png")
-    window.set_theme("system")  # not remembered: the settings folder is a temporary one
+    window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
 
 
 def main(argv: list[str] | None = None) -> int:

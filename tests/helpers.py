@@ -7,11 +7,13 @@ from another one racing with ours.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Literal, overload
 
 import orjson
@@ -147,3 +149,32 @@ def start_slow_agent(
     return subprocess.Popen(
         [sys.executable, "-c", script, *arguments, timestamp], stdout=subprocess.PIPE, text=True
     )
+
+
+def private_environment(folder: Path, **extra: str) -> dict[str, str]:
+    """This process's environment for a whole app process that reads and writes nothing of the user's.
+
+    ``HOME`` and the XDG folders lie under ``folder`` (none of the caller's ``PRIME_*`` or ``XDG_*``
+    settings are passed on), Qt draws offscreen, and ``PYTHONPATH`` finds the sources; ``extra`` adds to it.
+    """
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("PRIME_", "XDG_"))}
+    environment.update(
+        HOME=str(folder / "home"),
+        XDG_CONFIG_HOME=str(folder / "config"),
+        XDG_CACHE_HOME=str(folder / "cache"),
+        XDG_DATA_HOME=str(folder / "data"),
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONPATH=str(REPO),
+        PYTHONIOENCODING="utf-8",
+        **extra,
+    )
+    return environment
+
+
+def load_script(path: Path) -> ModuleType:
+    """A script that is not in a package (``packaging/*.py``), imported as a module by its file name."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -6,13 +6,17 @@ test suite); these tests check what the build reads.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import importlib.metadata
 import importlib.util
+import json
+import os
 import re
 import shutil
 import struct
 import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from tests.helpers import load_script, private_environment
 
 SPEC = REPO / "packaging" / "prime-sessions.spec"
 DESKTOP = REPO / "packaging" / "prime-sessions.desktop"
@@ -113,7 +118,7 @@ def test_the_spec_bundles_every_module_and_file_of_core_and_gui(spec: dict[str, 
 
 def test_the_spec_collects_the_packages_imported_by_name(spec: dict[str, Any]) -> None:
     # importlib.import_module(f"pkg.{name}") is invisible to PyInstaller's analysis: every such package
-    # must be in the spec's DYNAMIC_IMPORT_PACKAGES, or the bundle silently lacks its modules.
+    # must be in the spec's RUNTIME_IMPORTS, or the bundle silently lacks its modules.
     (analysis,) = spec["steps"]["Analysis"]
     hidden = set(analysis.kwargs["hiddenimports"])
     pattern = re.compile(r"import_module\(\s*f?[\"']([\w.]+)\.\{")
@@ -121,9 +126,121 @@ def test_the_spec_collects_the_packages_imported_by_name(spec: dict[str, Any]) -
         for package in pattern.findall(path.read_text(encoding="utf-8")):
             if package.split(".")[0] in ("core", "gui"):
                 continue  # every module of core/ and gui/ is bundled anyway
-            assert package in spec["DYNAMIC_IMPORT_PACKAGES"], f"{path.relative_to(REPO)} imports {package}.*"
+            assert package in spec["RUNTIME_IMPORTS"], f"{path.relative_to(REPO)} imports {package}.*"
             if importlib.util.find_spec(package.split(".")[0]) is not None:
                 assert any(name.startswith(f"{package}.") for name in hidden), package
+
+
+# ------------------------------------------------------------------ modules loaded behind the analysis
+@pytest.fixture(scope="module")
+def runtime_trace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What ``tests/runtime_imports.py`` saw the app load from the sources (offscreen, a private HOME)."""
+    scratch = tmp_path_factory.mktemp("runtime-imports")
+    env = private_environment(scratch)
+    out = scratch / "trace.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.runtime_imports", str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    trace: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return trace
+
+
+def _named_in_sources(files: dict[str, str | None]) -> set[str]:
+    """Every module some ``import`` statement of a loaded module names: what PyInstaller's analysis sees."""
+    named: set[str] = set()
+    for name, file in files.items():
+        if not file or not file.endswith(".py") or not os.path.isfile(file):
+            continue
+        package = name if file.endswith("__init__.py") else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(Path(file).read_bytes())):
+            if isinstance(node, ast.Import):
+                named.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                named.add(base)
+                named.update(f"{base}.{alias.name}" for alias in node.names)
+    return named
+
+
+def _behind_the_analysis(trace: dict[str, Any]) -> dict[str, str]:
+    """Modules loaded from a file by compiled code or a computed name that no import statement names."""
+    files: dict[str, str | None] = trace["files"]
+    named = _named_in_sources(files)
+    return {
+        module: importer
+        for module, importer in trace["hidden"].items()
+        if module.split(".")[0] not in ("core", "gui")  # bundled whole anyway
+        and os.path.isabs(files.get(module) or "")  # not a module built into a binary (shibokensupport)
+        and module not in named
+    }
+
+
+def _covers(entry: str, module: str) -> bool:
+    # A package entry collects every submodule; a module entry brings its parent packages along.
+    return module == entry or module.startswith(f"{entry}.") or entry.startswith(f"{module}.")
+
+
+def test_every_module_loaded_behind_the_import_analysis_is_collected(
+    spec: dict[str, Any], runtime_trace: dict[str, Any]
+) -> None:
+    (analysis,) = spec["steps"]["Analysis"]
+    hidden = set(analysis.kwargs["hiddenimports"])
+    runtime = spec["RUNTIME_IMPORTS"]
+    for module, importer in sorted(_behind_the_analysis(runtime_trace).items()):
+        listed = [entry for entry in runtime if _covers(entry, module)]
+        assert listed, f"{importer} loads {module} where PyInstaller cannot see it: add it to RUNTIME_IMPORTS"
+        assert module in hidden or any(name.startswith(f"{module}.") for name in hidden), module
+
+
+def test_every_runtime_import_of_the_spec_is_needed(
+    spec: dict[str, Any], runtime_trace: dict[str, Any]
+) -> None:
+    behind = _behind_the_analysis(runtime_trace)
+    for entry, reason in spec["RUNTIME_IMPORTS"].items():
+        assert reason.strip()
+        assert any(_covers(entry, module) for module in behind), f"nothing loads {entry} behind the analysis"
+
+
+def test_the_trace_sees_imports_from_compiled_code_and_by_computed_name(
+    runtime_trace: dict[str, Any],
+) -> None:
+    behind = _behind_the_analysis(runtime_trace)
+    assert behind["_cffi_backend"].startswith("cmarkgfm.")  # from the C extension's initialisation
+    lexers = [module for module in behind if module.startswith("pygments.lexers.")]
+    assert "pygments.lexers.python" in lexers and "pygments.lexers.javascript" not in behind
+    assert not any(
+        module.startswith("detect_secrets") for module in behind
+    )  # the plugins are imported by name
+
+
+def test_the_spec_keeps_every_qt_plugin_the_app_needs(spec: dict[str, Any]) -> None:
+    from PySide6.QtCore import QLibraryInfo
+
+    from core.render.images import IMAGE_MIME_TYPES
+    from gui.app import _IMAGE_FORMATS
+
+    required = spec["REQUIRED_QT_PLUGINS"]
+    formats = {mime.removeprefix("image/") for mime in IMAGE_MIME_TYPES} | set(_IMAGE_FORMATS)
+    assert {f"q{fmt}" for fmt in formats - {"png"}} <= required["imageformats"]  # PNG is built into QtGui
+    plugins = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath))
+    for kind, stems in required.items():
+        for stem in stems:
+            name = f"lib{stem}.so" if sys.platform.startswith("linux") else f"{stem}.dll"
+            assert (plugins / kind / name).is_file() or sys.platform == "darwin", (
+                f"{kind}/{name} is not installed"
+            )
+            assert not spec["_is_excluded"](f"PySide6/Qt/plugins/{kind}/{name}"), f"{kind}/{stem} is left out"
+    assert {"qxcb", "qwayland", "qoffscreen"} <= required["platforms"] or sys.platform in ("win32", "darwin")
 
 
 @pytest.mark.parametrize(
@@ -193,11 +310,7 @@ def test_the_desktop_entry_starts_the_command_with_the_icon() -> None:
 
 
 def _render_icons() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_icons", REPO / "packaging" / "render_icons.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "packaging" / "render_icons.py")
 
 
 def test_the_committed_icons_are_the_svg_rendered(qapp) -> None:

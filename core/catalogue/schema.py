@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again

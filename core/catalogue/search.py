@@ -8,14 +8,19 @@ scores each text once and then finds the entries holding the best texts (:func:`
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
+from core.catalogue.query import invalid_query, to_fts
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
+from core.catalogue.update import roots_reach, within
+from core.errors import InvalidRequestError
 from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
 from core.session.jsonl import decode_line
 from core.timefmt import iso_from_ms, js_date_ms
@@ -73,6 +78,8 @@ class SearchFilters(TypedDict, total=False):
         tool: only entries calling or answering this tool (its exact name).
         model: only assistant messages whose ``provider/model`` holds this, in any case.
         named_only: only sessions that have a name.
+        roots: only sessions a refresh of these folders finds (as ``list ROOT...`` does); a file reached
+            through two of them gives its hits once.
         limit: at most this many hits (default 50).
     """
 
@@ -83,6 +90,7 @@ class SearchFilters(TypedDict, total=False):
     tool: str | None
     model: str | None
     named_only: bool
+    roots: Sequence[str | os.PathLike[str]] | None
     limit: int
 
 
@@ -123,10 +131,20 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
         params.append(model)
     if filters.get("named_only", False):
         where.append("f.name IS NOT NULL")
+    roots = filters.get("roots")
+    if roots is not None:
+        reach = roots_reach(roots)
+        # within() is the rule list and refresh use (a root, or one level of project folders below it).
+        conn.create_function("prime_within", 1, lambda path: within(path, reach), deterministic=True)
+        where.append("prime_within(f.path)")
+    try:
+        expression = to_fts(query)  # plain text by default (core.catalogue.query)
+    except InvalidRequestError as err:
+        raise QueryError(str(err)) from err
     with sqlite_errors("search"):
         try:
             rows = _ranked_entries(
-                conn, query, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
+                conn, expression, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
             )
         except sqlite3.OperationalError as err:
             if _is_query_error(err):
@@ -134,7 +152,13 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
             raise
     terms = query_terms(query)
     hits = []
+    seen: set[tuple[str, str]] = set()  # (the real file, entry): a file reached through two roots
     for row in rows:
+        if roots is not None:
+            key = (os.path.realpath(row.path), row.entry_id)
+            if key in seen:
+                continue
+            seen.add(key)
         text, spans = make_snippet(_read_doc_text(row.path, row.offset, row.length, row.entry_id), terms)
         hits.append(
             Hit(
@@ -303,7 +327,4 @@ def _explain_query_error(query: str, err: sqlite3.Error) -> str:
         why = "it ends too early (an operator or an opening bracket needs something after it)"
     else:
         why = detail.removeprefix("fts5: ")
-    return (
-        f'The search {query!r} is not a valid query: {why}; use words, "exact phrases", prefix* and'
-        ' AND, OR, NOT, and put anything else inside double quotes (as in "LoginForm.tsx").'
-    )
+    return invalid_query(query, why)

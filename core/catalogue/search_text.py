@@ -1,18 +1,22 @@
 """The searchable text of an entry: what the catalogue puts in its full-text index.
 
 User messages, assistant text and thinking, tool call names and arguments, tool results, bash
-executions, custom messages, compaction and branch summaries. Images and signatures are left out.
+executions, custom messages, compaction and branch summaries (with a compaction's instructions), system
+messages (their text, named sections and the tools they add), and the newer entries that hold words:
+pi 1.6's context edits (the replacement text) and usage records (their note), Prime Agent's agent status
+(its summary) and git snapshots (branch and repository). Images and signatures are left out.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import TypeVar, overload
 
 import orjson
 
-from core.body import joined_text
+from core.body import as_dict, joined_text
 from core.session.entry import Entry
 from core.session.jsonl import JsonObject
 from core.timefmt import js_date_ms
@@ -84,6 +88,35 @@ def _arguments_text(arguments: object) -> str:
     return _dumps(arguments)
 
 
+def _system_words(message: dict[str, object]) -> list[str]:
+    """A system message's named sections and the names and descriptions of the tools it adds."""
+    words: list[str] = []
+    sections = message.get("sections")
+    if isinstance(sections, dict):
+        words.extend(text for text in sections.values() if isinstance(text, str))
+    added = message.get("toolsAdded")
+    for tool in added if isinstance(added, list) else ():
+        if isinstance(tool, dict):
+            words.extend(text for key in ("name", "description") if isinstance(text := tool.get(key), str))
+    return words
+
+
+def _field(obj: object, *keys: str) -> list[str]:
+    """The string values of ``keys`` in a JSON object (nothing for anything else)."""
+    if not isinstance(obj, dict):
+        return []
+    return [text for key in keys if isinstance(text := obj.get(key), str)]
+
+
+# Newer entry kinds that hold words -> those words (the rest of such an entry is numbers and ids).
+_WORDS_OF: dict[str, Callable[[JsonObject], list[str]]] = {
+    "context_edit": lambda obj: [joined_text(as_dict(obj.get("replacement")).get("content"))],
+    "usage": lambda obj: _field(obj, "note"),
+    "agent_status": lambda obj: _field(obj.get("status"), "summary"),
+    "git_state": lambda obj: _field(obj.get("git"), "branch", "repoUrl"),
+}
+
+
 def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
     """The index row for one entry, or None when the entry holds nothing worth searching."""
     kind = entry.kind
@@ -137,18 +170,22 @@ def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
             parts = [str(message.get("command") or ""), str(message.get("output") or "")]
         elif role in ("branchSummary", "compactionSummary"):
             parts = [str(message.get("summary") or "")]
+        elif role == "system":
+            parts = [joined_text(message.get("content")), *_system_words(message)]
         else:  # user, custom, hookMessage and anything unknown with content
             parts = [joined_text(message.get("content"))]
     elif kind in ("compaction", "branch_summary"):
         role = kind
-        summary = obj.get("summary")
-        parts = [summary] if isinstance(summary, str) else []
+        parts = [text for key in ("summary", "customInstructions") if isinstance(text := obj.get(key), str)]
     elif kind == "custom_message":
         role = kind
         parts = [joined_text(obj.get("content"))]
         custom_type = obj.get("customType")
         if isinstance(custom_type, str):
             tools = custom_type
+    elif kind in _WORDS_OF:
+        role = kind
+        parts = _WORDS_OF[kind](obj)
     else:
         return None
     text = "\n".join(parts)

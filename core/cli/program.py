@@ -43,11 +43,12 @@ class _VersionAction(argparse.Action):
     # argparse's own "version" action needs the string when the parser is built; looking it up in the
     # package metadata costs ~30 ms, so do it only when --version is given.
     def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
-        out(f"{PROG} {_version()}")
+        out(f"{PROG} {version()}")
         parser.exit()
 
 
-def _version() -> str:
+def version() -> str:
+    """The installed version of prime-sessions ("0+unknown" when it is not installed)."""
     try:
         from importlib.metadata import version
 

@@ -42,8 +42,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_index)
 
     p = sub.add_parser("search", help="full-text search over every catalogued session")
-    p.add_argument("query", help='words, "exact phrases", prefix*, AND / OR / NOT')
-    p.add_argument("--root", dest="roots", action="append", metavar="ROOT", help="session folder to refresh")
+    p.add_argument("query", help='text as written, "exact phrases", prefix*, AND / OR / NOT')
+    p.add_argument(
+        "roots",
+        nargs="*",
+        metavar="ROOT",
+        help="session folders to search (default: the same folders as list); a file too",
+    )
+    p.add_argument("--root", dest="more_roots", action="append", metavar="ROOT", help=argparse.SUPPRESS)
     p.add_argument("--cwd", help="only sessions of this project folder (and its sub-folders)")
     p.add_argument("--since", metavar="DATE", help="only entries from this date (YYYY-MM-DD or ISO)")
     p.add_argument("--until", metavar="DATE", help="only entries up to this date (inclusive)")
@@ -202,13 +208,16 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    args.roots = [*(args.roots or []), *(args.more_roots or [])]  # --root ROOT: the old spelling
+    roots = _roots(args)
     catalogue = _open_catalogue(args)
     try:
         if not args.no_refresh:
-            for problem in catalogue.refresh(_roots(args)).errors:
+            for problem in catalogue.refresh(roots).errors:
                 print(f"{PROG}: {problem}", file=sys.stderr)
         hits = catalogue.search(
             args.query,
+            roots=roots,
             cwd=args.cwd,
             since=args.since,
             until=args.until,

@@ -53,7 +53,10 @@ __all__ = [
     "resolve_parent_session",
 ]
 
-CONTENT_KINDS = frozenset({"message", "compaction", "branch_summary", "custom_message"})
+# What a diff compares: what the model saw and what was spent (pi 1.6's usage records and context edits).
+CONTENT_KINDS = frozenset(
+    {"message", "compaction", "branch_summary", "custom_message", "usage", "context_edit"}
+)
 EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "edit_file", "write_file", "create_file"})
 COMMON_TAIL = 3  # messages of the common part kept for display (the rest is only counted)
 

@@ -1,7 +1,9 @@
 """Session entries as :class:`~core.diff.types.DiffMessage` records, for the branch diff.
 
 A record holds the visible text, the tool calls (arguments flattened to ``key: value`` lines), a tool
-result's or command's output, the model, stop reason and usage.
+result's or command's output, the model, stop reason and usage. pi 1.6's usage records (kind, note,
+model, tokens, cost), context edits (what they replace or drop) and system messages (text and named
+sections) are records too.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from core.body.content import Block, Body, as_text, content_blocks, message_of
+from core.body.content import Block, Body, as_dict, as_text, content_blocks, message_of
 from core.diff.types import DiffMessage, ToolCall
 from core.session.usage import usage_totals
 
@@ -44,6 +46,22 @@ def _message(entry: Entry, body: Body, usage_override: dict[str, object] | None)
         return DiffMessage(
             entry.id, kind, "custom_message", text=text, tool_name=_opt(body.get("customType")), ts_ms=ts
         )
+    if kind == "usage":
+        maker, model_id = as_text(body.get("provider")), as_text(body.get("model"))
+        tokens, cost = usage_totals(body.get("usage"))
+        words = " · ".join(part for part in (as_text(body.get("kind")), as_text(body.get("note"))) if part)
+        name = (f"{maker}/{model_id}" if maker else model_id) or None
+        return DiffMessage(
+            entry.id, kind, "usage", text=words, model=name, tokens=tokens, cost=cost, ts_ms=ts
+        )
+    if kind == "context_edit":
+        target = as_text(body.get("targetId")) or "?"
+        replacement = body.get("replacement")
+        if replacement is None:
+            text = f"drops {target}"
+        else:
+            text = f"replaces {target}: {_content_text(as_dict(replacement).get('content'))}"
+        return DiffMessage(entry.id, kind, "context_edit", text=text, ts_ms=ts)
     message = message_of(body)
     role = entry.role or as_text(message.get("role")) or "message"
     if role == "assistant":
@@ -101,6 +119,14 @@ def _message(entry: Entry, body: Body, usage_override: dict[str, object] | None)
         )
     if role in ("branchSummary", "compactionSummary"):
         return DiffMessage(entry.id, kind, role, text=as_text(message.get("summary")), ts_ms=ts)
+    if role == "system":
+        sections = message.get("sections")
+        named = [
+            f"[{name}] {value if isinstance(value, str) else '(removed)'}"
+            for name, value in (sections.items() if isinstance(sections, dict) else ())
+        ]
+        text = "\n\n".join([_content_text(message.get("content")), *named])
+        return DiffMessage(entry.id, kind, role, text=text, ts_ms=ts)
     return DiffMessage(entry.id, kind, role, text=_content_text(message.get("content")), ts_ms=ts)
 
 

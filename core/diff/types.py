@@ -76,17 +76,19 @@ class DiffMessage:
 
     Attributes:
         entry_id: the entry id in its session.
-        kind: the entry kind (``message``, ``compaction``, ``branch_summary``, ``custom_message``).
+        kind: the entry kind (``message``, ``compaction``, ``branch_summary``, ``custom_message``,
+            ``usage``, ``context_edit``).
         role: the message role, or the kind for entries that are not messages.
-        text: the visible text (text blocks; an image is ``[image]``; a command is ``$ COMMAND``).
+        text: the visible text (text blocks; an image is ``[image]``; a command is ``$ COMMAND``; a
+            usage record's kind and note; a context edit's ``replaces ID: TEXT`` or ``drops ID``).
         calls: the tool calls of an assistant message.
         result: a tool result's or a command's output.
-        model: ``provider/model`` of an assistant message.
+        model: ``provider/model`` of an assistant message or a usage record.
         stop_reason: an assistant message's ``stopReason``.
         error: an assistant's ``errorMessage``.
         is_error: a tool result marked ``isError`` (or a command with a non-zero exit code).
         tool_name: a tool result's ``toolName``.
-        tokens, cost: an assistant message's usage.
+        tokens, cost: an assistant message's or a usage record's usage.
         ts_ms: the entry timestamp in ms.
     """
 

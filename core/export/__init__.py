@@ -2,6 +2,7 @@
 
 ``export`` (the one entry point: render, then save), ``common`` (options, scope, metadata, text helpers),
 ``markup`` (the Markdown primitives the HTML export swaps), ``markdown`` (entries as Markdown),
+``records`` (settings, usage records, context edits, system messages and Prime Agent's state entries),
 ``html`` (the page's entries and assembly), ``page`` (its shell, policy and assets), ``island`` (its
 sidebar rows and fragments as JSON), ``cmark`` (message Markdown as HTML), ``highlighter`` (code),
 ``files`` (writing the results atomically) and ``redact``. The HTML page's stylesheet and script are in

@@ -37,6 +37,7 @@ BOOKKEEPING_KINDS = frozenset(
         "session_state",
         "agent_status",
         "git_state",
+        "usage",
     }
 )
 CUSTOM_KINDS = frozenset({"custom", "custom_message"})
@@ -215,6 +216,21 @@ def entry_time(entry: Entry, message: dict[str, object] | None = None) -> str:
     return utc_time(moment)
 
 
+def _agent_rows(header: dict[str, object]) -> list[tuple[str, str]]:
+    """The rows Prime Agent's header adds: the repository it ran in, how deep a child agent it was."""
+    rows = []
+    if "git" in header:
+        from core.render.wording import git_text
+
+        rows.append(("Git", git_text(header.get("git"))))
+    depth = header.get("rlmDepth")
+    if isinstance(depth, int | float) and not isinstance(depth, bool):
+        rows.append(
+            ("Agent depth", f"{depth:g}" + (" (the top agent)" if depth == 0 else " (a child agent)"))
+        )
+    return rows
+
+
 @dataclass
 class Metadata:
     """The facts at the top of an export.
@@ -265,6 +281,7 @@ def metadata(
         ("Last entry", utc_time(max(known)) if known else ""),
         ("Tokens", whole_tokens(tokens)),
         ("Cost", total_cost(cost)),
+        *_agent_rows(session.header or {}),
     ]
     return Metadata(
         title=clean(title) or "Session " + (session.session_id or ""),

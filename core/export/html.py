@@ -34,6 +34,7 @@ from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
+from core.render.notes import session_notes
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -129,6 +130,22 @@ class HtmlRenderer(MarkdownRenderer):
         """A collapsed ``<details>`` (thinking)."""
         return f'<details class="thinking"><summary>{esc(title)}</summary>{inner}</details>'
 
+    def fold(self, title: str, inner: str) -> str:
+        """A collapsed ``<details>`` (a system prompt), shown whatever the thinking filter says."""
+        return f'<details class="system"><summary>{esc(title)}</summary>{inner}</details>'
+
+    def bullets(self, items: list[str]) -> str:
+        """``<ul>``."""
+        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>" if items else ""
+
+    def entry_link(self, entry_id: str) -> str:
+        """A deep link to another entry of the page (``#e-ID``)."""
+        return f'<a href="#e-{esc(_url_id(entry_id))}"><code>{esc(entry_id)}</code></a>'
+
+    def raw_json(self, text: str) -> str:
+        """The JSON of an entry of an unknown type, folded away."""
+        return f'<details class="raw"><summary>JSON</summary>{self.block(text, "json")}</details>'
+
     def tool_box(self, title: str, parts: list[str], error: bool) -> str:
         """An open ``<details>`` holding a tool call and its result."""
         css = "tool-call error" if error else "tool-call"
@@ -182,31 +199,39 @@ def session_to_html(
     else:
         start = entries[-1].id
     sink = ImageSink(image_folder) if options.images == "beside" else None
-    renderer = HtmlRenderer(options, redactor, sink, session.labels)
     position = {entry.id: i for i, entry in enumerate(entries)}
+    labels = session.labels
+    if redactor is not None:
+        # Redacted once, for the entry and its sidebar row alike, so each secret is counted once.
+        labels = {key: redactor.text(label) for key, label in labels.items() if key in position}
+    renderer = HtmlRenderer(options, redactor, sink, labels)
+    renderer.notes = session_notes(session)
     nodes: list[Node] = [[]] * len(entries)
     # Each fragment goes into the data island as soon as it is rendered (see island()).
     fragments: list[bytes | str] = [EMPTY_JSON] * len(entries)
     shown_under: dict[int, int] = {}
-    labels = session.labels
     for entry, body, results in paired(entries, session.bodies(entries)):
         i = position[entry.id]
         keep = wanted(entry, options)
+        if keep and redactor is not None:
+            body = redactor.value(body)
+            if results:
+                results = {key: redactor.value(result) for key, result in results.items()}
         if keep:
-            fragments[i] = json_fragment(renderer.entry(entry, body, results))
-        nodes[i] = tree_node(entry, body, keep, position, labels, redactor)
+            fragments[i] = json_fragment(renderer.entry(entry, body, results, redacted=True))
+        nodes[i] = tree_node(entry, body, keep, position, labels, None)
         for result in (results or {}).values():
             # Handed over with its call, so not yielded on its own: it needs its own tree node.
             result_id = result.get("id")
             result_entry = session.get(result_id) if isinstance(result_id, str) else None
             if result_entry is not None and result_entry.id in position:
                 j = position[result_entry.id]
-                nodes[j] = tree_node(result_entry, result, keep and options.tools, position, labels, redactor)
+                nodes[j] = tree_node(result_entry, result, keep and options.tools, position, labels, None)
                 if keep:
                     shown_under[j] = i
     for i, row in enumerate(nodes):
         if not row:  # cannot happen (every entry is yielded or handed over); a stub keeps indexes valid
-            nodes[i] = tree_node(entries[i], {}, False, position, labels, redactor)
+            nodes[i] = tree_node(entries[i], {}, False, position, labels, None)
     scope = "whole tree (every branch)" if whole_tree else f"path to entry {entries[-1].id}"
     meta = metadata(session, entries, redactor, scope, renderer.models)
     under = {str(k): v for k, v in shown_under.items()}

@@ -49,9 +49,11 @@ _ROLE_CLASS = {
     "hookMessage": "custom",
     "branchSummary": "summary",
     "compactionSummary": "summary",
+    "system": "summary",
 }
 _KIND_CLASS = {
     "compaction": "summary",
+    "context_edit": "summary",
     "branch_summary": "summary",
     "custom": "custom",
     "custom_message": "custom",

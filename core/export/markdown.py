@@ -28,9 +28,12 @@ from core.export.common import (
     select_entries,
     wanted,
 )
-from core.export.markup import MarkdownMarkup, json_excerpt, json_text, language_of
+from core.export.markup import json_excerpt, json_text, language_of
+from core.export.records import RecordEntries
 from core.formatting import whole_tokens
 from core.render.images import decode_image
+from core.render.notes import session_notes
+from core.render.wording import GENERIC_MARK, assistant_facts, stop_note
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -76,6 +79,7 @@ def entry_to_markdown(session: Session, entry_id: str) -> str:
     body = session.body(entry)
     results = tool_results_for(session, entry) if entry.role == "assistant" else None
     renderer = MarkdownRenderer(ExportOptions(), None, None, session.labels)
+    renderer.notes = session_notes(session)
     return renderer.entry(entry, body, results)
 
 
@@ -106,6 +110,7 @@ def session_to_markdown(
     entries = select_entries(session, leaf_id, whole_tree)
     sink = ImageSink(image_folder) if options.images == "beside" else None
     renderer = MarkdownRenderer(options, redactor, sink, session.labels)
+    renderer.notes = session_notes(session)
     parts = renderer.document(session, entries, whole_tree)
     scope = "whole tree (every branch)" if whole_tree else f"path to entry {entries[-1].id}"
     meta = metadata(session, entries, redactor, scope, renderer.models)
@@ -121,7 +126,7 @@ def _cell(value: str) -> str:
     return md_inline(value)
 
 
-class MarkdownRenderer(MarkdownMarkup):
+class MarkdownRenderer(RecordEntries):
     """Renders entries as Markdown with one set of options.
 
     The logic (what an entry shows, in which order) is written once against the formatting
@@ -136,10 +141,14 @@ class MarkdownRenderer(MarkdownMarkup):
         parts: list[str] = []
         previous: Entry | None = None
         bodies = session.bodies(entries)
+        position = 0  # where the next entry paired() yields is in ``entries``
         for entry, body, results in paired(entries, bodies):
             if whole_tree and previous is not None and entry.parent_id != previous.id:
                 parts.append(self.branch_note(entry))
-            previous = entry
+            # The tool results handed over with their call come right after it in ``entries``: the entry
+            # after them continues from the last one, not from the call.
+            position += 1 + len(results or ())
+            previous = entries[position - 1]
             if not wanted(entry, self.options):
                 continue
             parts.append(self.entry(entry, body, results))
@@ -152,19 +161,29 @@ class MarkdownRenderer(MarkdownMarkup):
         return f"\n---\n\n**Another branch**, continuing from entry {code_span(entry.parent_id)}\n\n"
 
     # ----------------------------------------------------------------- one entry
-    def entry(self, entry: Entry, body: Body, results: Results | None) -> str:
-        """One entry (an assistant message with its tool results), ending in a blank line."""
-        if self.redactor is not None:
-            body = self.redactor.value(body)
+    def entry(self, entry: Entry, body: Body, results: Results | None, *, redacted: bool = False) -> str:
+        """One entry (an assistant message with its tool results), ending in a blank line.
+
+        Args:
+            entry: the entry.
+            body: its body.
+            results: an assistant message's tool results (see :func:`core.body.tools.paired`).
+            redacted: the body, the results and :attr:`labels` are redacted already (the HTML export
+                redacts once for the entry and its sidebar row, so a secret is counted once).
+        """
+        redactor = None if redacted else self.redactor
+        if redactor is not None:
+            body = redactor.value(body)
             if results:
-                results = {k: self.redactor.value(v) for k, v in results.items()}
+                results = {k: redactor.value(v) for k, v in results.items()}
         try:
             text = self._entry(entry, body, results)
         except RecursionError:  # a pathologically nested value
             text = self.heading(entry.type or "entry", entry) + self.para("(nested too deeply to show)")
+        text += self.note_lines(self.entry_notes(entry))
         label = self.labels.get(entry.id)
         if label:
-            shown = self.redactor.text(label) if self.redactor is not None else label
+            shown = redactor.text(label) if redactor is not None else label
             text += self.para(self.italic("Label:") + " " + self.esc(shown))
         return self.entry_box(entry, text) + "\n"
 
@@ -189,6 +208,8 @@ class MarkdownRenderer(MarkdownMarkup):
                 return self.summary("Branch summary", entry, message)
             if role == "compactionSummary":
                 return self.summary("Compaction summary", entry, message)
+            if role == "system":
+                return self.system_message(entry, message)
             return self.generic(entry, body)
         if kind == "compaction":
             return self.summary("Compaction", entry, body)
@@ -199,32 +220,17 @@ class MarkdownRenderer(MarkdownMarkup):
         if kind == "custom":
             head = self.heading("Extension data", entry, extra=as_text(body.get("customType")) or "custom")
             return head + self.block(json_excerpt(body.get("data")), "json")
-        if kind == "model_change":
-            model = f"{as_text(body.get('provider'))}/{as_text(body.get('modelId'))}"
-            return self.line(self.esc("Switched to model ") + self.code(model), entry)
-        if kind == "thinking_level_change":
-            return self.line(
-                self.esc("Thinking level: ") + self.code(as_text(body.get("thinkingLevel"))), entry
-            )
-        if kind == "service_tier_change":
-            return self.line(self.esc("Service tier: ") + self.code(as_text(body.get("serviceTier"))), entry)
-        if kind == "label":
-            target = self.code(as_text(body.get("targetId")))
-            label = body.get("label")
-            if isinstance(label, str) and label:
-                return self.line(f"Label {self.bold(self.esc(label))} set on {target}", entry)
-            return self.line(f"Label cleared on {target}", entry)
-        if kind == "session_info":
-            name = body.get("name")
-            if isinstance(name, str) and name.strip():
-                return self.line(f"Session named {self.bold(self.esc(name.strip()))}", entry)
-            return self.line("Session name cleared", entry)
-        return self.generic(entry, body)
+        if kind == "context_edit":
+            return self.context_edit(entry, body)
+        record = self.record(entry, body)
+        return record if record is not None else self.generic(entry, body)
 
     # ----------------------------------------------------------------- pieces
     def generic(self, entry: Entry, body: Body) -> str:
-        """An entry this renderer does not know, as its JSON."""
-        return self.heading(f"[{entry.type or 'entry'}]", entry) + self.block(json_excerpt(body), "json")
+        """An entry this renderer does not know: its type, and its JSON (folded away where the format can)."""
+        head = self.heading(f"[{entry.type or 'entry'}]", entry)
+        words = self.para(self.italic(self.esc(GENERIC_MARK[0].upper() + GENERIC_MARK[1:] + ".")))
+        return head + words + self.raw_json(json_excerpt(body))
 
     def raw_block(self, block: Block) -> str:
         """A content block of an unknown type, as its JSON."""
@@ -276,7 +282,8 @@ class MarkdownRenderer(MarkdownMarkup):
         name = f"{provider}/{model}" if provider and model else model
         if name and name not in self.models:
             self.models.append(name)
-        out = [self.heading("Assistant", entry, message, name)]
+        extra = " · ".join(part for part in (name, *assistant_facts(message)) if part)
+        out = [self.heading("Assistant", entry, message, extra)]
         content = message.get("content")
         for block, image_index in numbered_blocks(content):
             kind = block.get("type")
@@ -300,6 +307,8 @@ class MarkdownRenderer(MarkdownMarkup):
             out.append(self.para(self.bold("Error:") + " " + self.esc(error or "the request failed")))
         elif stop == "length":
             out.append(self.para(self.italic("Stopped: the reply reached the output length limit.")))
+        elif stop_note(stop):
+            out.append(self.para(self.italic(self.esc(stop_note(stop)))))
         return "".join(out)
 
     def thinking(self, block: Block) -> str:
@@ -321,6 +330,11 @@ class MarkdownRenderer(MarkdownMarkup):
         if path:
             title += " " + self.code(path)
         parts = []
+        bad_args = as_text(block.get("argumentsError"))
+        if bad_args:
+            parts.append(
+                self.para(self.bold(self.esc("Arguments not valid JSON:")) + " " + self.esc(bad_args))
+            )
         if name == "bash" and isinstance(command := args.get("command"), str):
             parts.append(self.block(command, "sh"))
         elif name == "edit" and (args.get("edits") or args.get("oldText") is not None):
@@ -334,6 +348,9 @@ class MarkdownRenderer(MarkdownMarkup):
             message = message_of(result)
             error = message.get("isError") is True
             parts.append(self.result_body(message, result.get("id"), name, path))
+            result_id = result.get("id")  # its own notes (a later context edit), shown where it is shown
+            if isinstance(result_id, str):
+                parts.append(self.note_lines(self.notes.get(result_id) if self.notes is not None else None))
         elif looked:
             parts.append("\n" + self.para(self.italic("(no result recorded)")))
         return self.tool_box(title, parts, error)
@@ -355,6 +372,9 @@ class MarkdownRenderer(MarkdownMarkup):
         for block, image_index in numbered_blocks(message.get("content")):
             if image_index >= 0:
                 parts.append(self.image(owner, image_index, block))
+        facts = self.run_facts(message)
+        if facts:
+            parts.append(facts)
         return self.result_box("Error:" if error else "Result:", parts, error)
 
     def tool_result(self, entry: Entry, message: dict[str, object]) -> str:
@@ -394,11 +414,15 @@ class MarkdownRenderer(MarkdownMarkup):
 
     def summary(self, title: str, entry: Entry, source: dict[str, object]) -> str:
         """A compaction or branch summary."""
-        extra = ""
+        extras = []
         tokens = source.get("tokensBefore")
         if isinstance(tokens, int | float) and not isinstance(tokens, bool):
-            extra = f"from {whole_tokens(tokens)} tokens"
+            extras.append(f"from {whole_tokens(tokens)} tokens")
+        usage = self.summary_usage(source)
+        if usage:
+            extras.append(usage)
         message = source if "role" in source else None
         summary = as_text(source.get("summary"))
         text = self.markdown(summary) if summary.strip() else self.para(self.italic("(empty summary)"))
-        return self.heading(title, entry, message, extra) + text
+        heading = self.heading(title, entry, message, " · ".join(extras))
+        return heading + text + self.summary_facts(source, entry)

@@ -108,6 +108,22 @@ class MarkdownMarkup:
         quoted = "\n".join(("> " + line).rstrip() for line in lines)
         return f"> {self.italic(self.esc(title))}\n" + (f">\n{quoted}\n" if quoted else "") + "\n"
 
+    def fold(self, title: str, inner: str) -> str:
+        """Text a reader opens when they want it (a system prompt): a titled block quote in Markdown."""
+        return self.quote(title, inner)
+
+    def bullets(self, items: list[str]) -> str:
+        """A list of already formatted one-line items."""
+        return "".join(f"- {item}\n" for item in items) + "\n" if items else ""
+
+    def entry_link(self, entry_id: str) -> str:
+        """Another entry of the session, by id (a Markdown heading has no anchor to link to)."""
+        return self.code(entry_id)
+
+    def raw_json(self, text: str) -> str:
+        """The JSON of an entry of an unknown type."""
+        return self.block(text, "json")
+
     def tool_box(self, title: str, parts: list[str], error: bool) -> str:
         """A tool call with its arguments and result (each part already formatted)."""
         return self.para(title) + "".join(parts) + "\n"

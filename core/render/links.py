@@ -5,6 +5,8 @@ answers by rendering again. Links a caller must answer:
 
 * ``action:toggle/KEY``: flip ``KEY`` (:func:`block_key`) in ``RenderOptions.expanded`` and render again
   (:func:`parse_action` splits it).
+* ``action:entry/ENTRYID``: show that entry (a context edit's target, the message a child run's usage
+  went to); :func:`entry_href` makes it.
 * ``image:ENTRYID/INDEX``: the INDEX-th image block of that entry (:func:`parse_image_src`,
   :func:`image_bytes`).
 * ``http(s):``/``mailto:`` links: open them outside the app, if at all.
@@ -17,7 +19,15 @@ from urllib.parse import quote, unquote
 from core.body.content import Body, content_blocks, content_of
 from core.render.images import decode_image
 
-__all__ = ["block_key", "image_bytes", "image_src", "parse_action", "parse_image_src", "toggle_href"]
+__all__ = [
+    "block_key",
+    "entry_href",
+    "image_bytes",
+    "image_src",
+    "parse_action",
+    "parse_image_src",
+    "toggle_href",
+]
 
 
 def block_key(entry_id: str, kind: str, index: int | None = None) -> str:
@@ -26,7 +36,8 @@ def block_key(entry_id: str, kind: str, index: int | None = None) -> str:
     Args:
         entry_id: the entry the block belongs to.
         kind: ``"thinking"`` (a thinking block), ``"tool"`` (a tool call and its result), ``"result"``
-            (a tool result rendered alone) or ``"output"`` (a bashExecution's output).
+            (a tool result rendered alone), ``"output"`` (a bashExecution's output), ``"system"`` (a
+            system message's text) or ``"json"`` (the JSON of an entry of an unknown type).
         index: the block's position in the message content (thinking and tool blocks).
 
     Returns:
@@ -38,6 +49,11 @@ def block_key(entry_id: str, kind: str, index: int | None = None) -> str:
 def toggle_href(key: str) -> str:
     """The ``action:toggle/KEY`` link that expands or collapses the block ``key`` (not yet escaped)."""
     return f"action:toggle/{quote(key, safe='/')}"
+
+
+def entry_href(entry_id: str) -> str:
+    """The ``action:entry/ENTRYID`` link that shows another entry of the session (not yet escaped)."""
+    return f"action:entry/{quote(entry_id, safe='')}"
 
 
 def parse_action(href: str) -> tuple[str, str] | None:

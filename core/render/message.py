@@ -23,14 +23,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.body.content import Block, Body, as_dict, as_number, as_text, numbered_blocks
+from core.body.content import Block, Body, as_number, as_text, numbered_blocks
 from core.body.tools import Results, results_in_window
-from core.formatting import short_cost, short_tokens
+from core.formatting import short_tokens
 from core.render.blocks import MAX_RAW_JSON
+from core.render.cards import EntryCards
 from core.render.links import block_key
+from core.render.notes import EntryNotes, session_notes
 from core.render.palette import palette
-from core.render.text import esc, json_excerpt
-from core.render.tools import ToolBlocks
+from core.render.text import esc, json_excerpt, time_html
+from core.render.wording import (
+    GENERIC_MARK,
+    assistant_facts,
+    model_change_name,
+    retained_text,
+    stop_note,
+    usage_text,
+)
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -62,6 +71,7 @@ def render_entry(
     body: Body,
     results: Results | None = None,
     options: RenderOptions | None = None,
+    notes: EntryNotes | None = None,
 ) -> str:
     """Render one entry as an HTML fragment.
 
@@ -73,6 +83,9 @@ def render_entry(
             with its result. None when the caller did not look; ``{}`` when it looked and found none
             (calls are then marked as having no result).
         options: what to show; the defaults when None.
+        notes: what other entries say about this one (later context edits, child runs; see
+            :func:`core.render.notes.session_notes`), or in a rendering of what the model saw the edit
+            whose content the card shows; None for nothing.
 
     Returns:
         HTML for ``QTextBrowser``; every string from the session escaped.
@@ -80,8 +93,9 @@ def render_entry(
     options = options or RenderOptions()
     pal = palette(options.dark)
     r = EntryRenderer(entry, body if isinstance(body, dict) else {}, options, pal)
+    r.notes = notes
     try:
-        inner = r.render(results)
+        inner = r.notes_html() + r.render(results)
     except RecursionError:  # a pathologically nested markdown or JSON value
         inner = r.generic(entry.type or "entry")
     return f'<div class="entry" style="color:{pal.text}"><a name="{esc(entry.id)}"></a>{inner}</div>\n'
@@ -109,14 +123,15 @@ def render_entries(session: Session, entries: Iterable[Entry], options: RenderOp
         return ""
     bodies = list(session.bodies(items))
     results, shown_under_call = results_in_window(session, items, bodies)
+    notes = session_notes(session)
     return "".join(
-        render_entry(entry, bodies[i], results.get(i), options)
+        render_entry(entry, bodies[i], results.get(i), options, notes.for_card(entry.id, results.get(i)))
         for i, entry in enumerate(items)
         if i not in shown_under_call
     )
 
 
-class EntryRenderer(ToolBlocks):
+class EntryRenderer(EntryCards):
     """Renders one entry: dispatches by kind and role, and renders the messages."""
 
     def render(self, results: Results | None) -> str:
@@ -142,6 +157,8 @@ class EntryRenderer(ToolBlocks):
                 return self.branch_summary(message)
             if role == "compactionSummary":
                 return self.compaction(message)
+            if role == "system":
+                return self.system_message(message, self.system_key())
             return self.generic(f"message {role}" if isinstance(role, str) else "message")
         if kind == "compaction":
             return self.compaction(body)
@@ -152,8 +169,7 @@ class EntryRenderer(ToolBlocks):
         if kind == "custom":
             return self.custom(body)
         if kind == "model_change":
-            model = f"{as_text(body.get('provider'))}/{as_text(body.get('modelId'))}"
-            return self.line(f"Switched to model <b>{esc(model)}</b>")
+            return self.line(f"Switched to model <b>{esc(model_change_name(body))}</b>")
         if kind == "thinking_level_change":
             return self.line(f"Thinking level: <b>{esc(as_text(body.get('thinkingLevel')))}</b>")
         if kind == "service_tier_change":
@@ -169,7 +185,8 @@ class EntryRenderer(ToolBlocks):
             if isinstance(name, str) and name.strip():
                 return self.line(f"Session named <b>{esc(name.strip())}</b>")
             return self.line("Session name cleared")
-        return self.generic(self.entry.type or "entry")
+        card = self.record_card(kind, body)
+        return card if card is not None else self.generic(self.entry.type or "entry")
 
     def user(self, message: dict[str, object]) -> str:
         """A user message: its text and images."""
@@ -186,7 +203,12 @@ class EntryRenderer(ToolBlocks):
         provider = as_text(message.get("provider"))
         if model:
             extras.append(esc(f"{provider}/{model}" if provider else model))
-        usage = usage_text(message.get("usage"))
+        extras.extend(esc(fact) for fact in assistant_facts(message))
+        children = self.notes.children if self.notes is not None else None
+        # With child runs attributed, the message's usage is the aggregate (as Prime Agent reloads it).
+        usage = usage_text(
+            children.aggregate if children is not None and children.aggregate else message.get("usage")
+        )
         if usage:
             extras.append(esc(usage))
         out = [self.header("Assistant", extras, message.get("timestamp"))]
@@ -216,6 +238,8 @@ class EntryRenderer(ToolBlocks):
             )
         elif stop == "length":
             out.append(self.note("Stopped: the reply reached the output length limit.", pal.warn))
+        elif stop_note(stop):
+            out.append(self.note(stop_note(stop), pal.warn))
         return "".join(out)
 
     def thinking(self, index: int, block: Block) -> str:
@@ -261,7 +285,8 @@ class EntryRenderer(ToolBlocks):
         """A branch summary (an entry, or a message of that role)."""
         summary = source.get("summary")
         moment = source.get("timestamp") if "role" in source else None
-        inner = self.header("Branch summary", moment=moment)
+        usage = usage_text(source.get("usage"))
+        inner = self.header("Branch summary", [esc(f"summarised for {usage}")] if usage else [], moment)
         if isinstance(summary, str) and summary.strip():
             inner += self.markdown(summary)
         else:
@@ -274,35 +299,40 @@ class EntryRenderer(ToolBlocks):
         extras = [f"compacted from {short_tokens(tokens)} tokens"] if tokens is not None else []
         if source.get("fromHook") is True:
             extras.append("summary by an extension")
+        usage = usage_text(source.get("usage"))
+        if usage:
+            extras.append(esc(f"summarised for {usage}"))
         moment = source.get("timestamp") if "role" in source else None
         inner = self.header("Compaction", extras, moment)
+        if "role" not in source and source.get("firstKeptEntryId") == self.entry.id:
+            inner += self.note("Keeps no earlier message: the model sees only the summary and what follows.")
+        kept = retained_text(source)
+        if kept:
+            inner += self.note(kept)
+        instructions = as_text(source.get("customInstructions"))
+        if instructions.strip():
+            inner += self.note(f"Instructions for the summary: {instructions}")
         summary = source.get("summary")
         if isinstance(summary, str) and summary.strip():
             inner += self.markdown(summary)
         else:
             inner += self.note("(empty summary)")
+        system = source.get("systemMessage")
+        if isinstance(system, dict):
+            inner += self.system_message(system, self.system_key(), "System message at the compaction")
         return self.box(inner, self.pal.note_bg)
 
-
-def usage_text(usage: object) -> str:
-    """``400 in · 20 out · 3.6k cache read · 4.0k cache write · $0.0176`` (zero parts left out).
-
-    Args:
-        usage: an assistant message's ``usage``; anything but an object gives ``""``.
-    """
-    if not isinstance(usage, dict):
-        return ""
-    parts = []
-    for key, label in (
-        ("input", "in"),
-        ("output", "out"),
-        ("cacheRead", "cache read"),
-        ("cacheWrite", "cache write"),
-    ):
-        value = as_number(usage.get(key))
-        if value is not None and (value or key in ("input", "output")):
-            parts.append(f"{short_tokens(value)} {label}")
-    total = as_number(as_dict(usage.get("cost")).get("total"))
-    if total is not None:
-        parts.append(short_cost(total))
-    return " · ".join(parts)
+    def generic(self, type_name: str) -> str:
+        """An entry this view does not know: its type and time, its JSON behind a toggle."""
+        pal = self.pal
+        when = time_html(self.entry.ts_ms)
+        tail = f" <small>· {when}</small>" if when else ""
+        key = block_key(self.entry.id, "json")
+        head = (
+            f'<p class="generic" style="color:{pal.muted}"><b>[{esc(type_name)}]</b>{tail} · '
+            f"<small>{esc(GENERIC_MARK[0].upper() + GENERIC_MARK[1:])}</small></p>"
+        )
+        if key not in self.options.expanded:
+            return head + f"<p><small>{self.toggle(key, 'Show its JSON')}</small></p>"
+        link = f"<p><small>{self.toggle(key, 'Hide its JSON')}</small></p>"
+        return head + link + self.pre(json_excerpt(self.body, MAX_RAW_JSON), pal.muted)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.body.content import Body, as_number, message_of, message_text, tool_calls
-from core.formatting import short_tokens
+from core.body.content import Body, as_dict, as_number, as_text, message_of, message_text, tool_calls
+from core.formatting import short_cost, short_tokens
+from core.render.wording import (
+    agent_status_text,
+    git_text,
+    model_change_name,
+    session_state_text,
+    system_facts,
+)
 
 if TYPE_CHECKING:
     from core.session import Entry
@@ -61,6 +68,8 @@ def entry_preview(entry: Entry, body: Body, width: int = 100) -> str:
                     return _one_line(
                         f"assistant: ({stop}{': ' + error if isinstance(error, str) else ''})", width
                     )
+                if stop in ("pending", "deferred"):
+                    return f"assistant: ({stop})"
                 thinking = any(isinstance(b, dict) and b.get("type") == "thinking" for b in content)
                 return "assistant: (thinking)" if thinking else "assistant: (empty)"
             shown = text or "; ".join(calls)
@@ -84,6 +93,10 @@ def entry_preview(entry: Entry, body: Body, width: int = 100) -> str:
             return _one_line(f"[branch summary] {message.get('summary', '')}", width)
         if role == "compactionSummary":
             return f"[compaction: {short_tokens(as_number(message.get('tokensBefore')))} tokens]"
+        if role == "system":
+            text = message_text(message.get("content"))
+            facts = system_facts(message)
+            return _one_line(f"system: {text or '(' + ', '.join(facts or ['empty']) + ')'}", width)
         return _one_line(f"{role}: {message_text(message.get('content'))}", width)
     if kind == "compaction":
         return f"[compaction: {short_tokens(as_number(body.get('tokensBefore')))} tokens]"
@@ -91,7 +104,7 @@ def entry_preview(entry: Entry, body: Body, width: int = 100) -> str:
         summary = body.get("summary")
         return _one_line(f"[branch summary] {summary if isinstance(summary, str) else ''}", width).rstrip()
     if kind == "model_change":
-        return f"[model: {body.get('provider')}/{body.get('modelId')}]"
+        return f"[model: {model_change_name(body)}]"
     if kind == "thinking_level_change":
         return f"[thinking: {body.get('thinkingLevel')}]"
     if kind == "service_tier_change":
@@ -114,5 +127,26 @@ def entry_preview(entry: Entry, body: Body, width: int = 100) -> str:
             else "[name cleared]"
         )
     if kind == "child_usage_attributed":
-        return f"[child usage → {body.get('targetId')}]"
+        cost = as_number(as_dict(as_dict(body.get("childUsage")).get("cost")).get("total"))
+        return f"[child usage → {body.get('targetId')}{': ' + short_cost(cost) if cost is not None else ''}]"
+    if kind == "usage":
+        parts = [as_text(body.get("kind")) or "usage", as_text(body.get("model"))]
+        cost = as_number(as_dict(as_dict(body.get("usage")).get("cost")).get("total"))
+        parts.append(short_cost(cost) if cost is not None else "")
+        return _one_line(f"[usage: {' · '.join(p for p in parts if p)}]", width)
+    if kind == "context_edit":
+        target = body.get("targetId")
+        replacement = body.get("replacement")
+        if replacement is None:
+            return f"[context edit: drop {target}]"
+        text = message_text(as_dict(replacement).get("content"))
+        return _one_line(f"[context edit: replace {target}] {text}", width).rstrip()
+    if kind == "session_state":
+        return f"[session state: {session_state_text(body)}]"
+    if kind == "agent_status":
+        agent = agent_status_text(body)
+        head = f"[agent status: {agent.task}]" if agent.task else "[agent status]"
+        return _one_line(f"{head} {agent.summary}", width).rstrip()
+    if kind == "git_state":
+        return _one_line(f"[git: {git_text(body.get('git'))}]", width)
     return f"[{entry.type or 'entry'}]"

@@ -13,6 +13,7 @@ from core.body.tools import edits_as_diff
 from core.render.blocks import COLLAPSED_CHARS, Blocks
 from core.render.links import block_key
 from core.render.text import esc, js, json_text
+from core.render.wording import nested_call_lines, tool_run_facts
 
 __all__ = ["ToolBlocks"]
 
@@ -46,6 +47,9 @@ class ToolBlocks(Blocks):
         if not self.options.show_tools:
             return f'<p style="color:{pal.muted}">{anchor}🔧 {head}{error_badge}</p>'
         parts = [f"{anchor}<p>{head}{error_badge}</p>"]
+        bad_args = as_text(block.get("argumentsError"))
+        if bad_args:
+            parts.append(self.note(f"The arguments were not valid JSON: {bad_args}", pal.error))
         result_text = joined_text(message.get("content"))
         details = as_dict(message.get("details"))
         shown_result = False
@@ -87,6 +91,8 @@ class ToolBlocks(Blocks):
                 color = pal.error if is_error else (pal.muted if quiet else None)
                 parts.append(self.output(result_text, key, color))
             parts.append(self.result_images(message, result_id))
+            parts.append(self.run_facts(message))
+            parts.append(self.result_notes(block.get("id")))
         elif looked:
             parts.append(self.note("(no result recorded)"))
         return self.box("".join(parts), pal.error_bg if is_error else pal.tool_bg)
@@ -149,7 +155,24 @@ class ToolBlocks(Blocks):
         if text:
             parts.append(self.output(text, key, pal.error if is_error else None))
         parts.append(self.result_images(message, self.entry.id))
+        parts.append(self.run_facts(message))
         return self.box("".join(parts), pal.error_bg if is_error else pal.tool_bg)
+
+    def result_notes(self, call_id: object) -> str:
+        """What other entries say about the result of ``call_id`` (``""`` here; see ``EntryCards``)."""
+        return ""
+
+    def run_facts(self, message: dict[str, object]) -> str:
+        """How long a tool ran, what it spent and the calls it made to other tools (``""`` when unknown)."""
+        facts = tool_run_facts(message)
+        if not facts:
+            return ""
+        out = self.note(" · ".join(facts))
+        lines = nested_call_lines(message)
+        if lines:
+            items = "".join(f"<li><small>{esc(line)}</small></li>" for line in lines)
+            out += f'<ul style="color:{self.pal.muted}; margin-top:0">{items}</ul>'
+        return out
 
     def bash_execution(self, message: dict[str, object]) -> str:
         """A command the user ran in the agent's shell (``!cmd``), its output and exit status."""

@@ -14,8 +14,9 @@ from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from core.visible.changes import AppendResult, RelayoutReason, RowAppended, RowVacated, Step
-    from core.visible.filters import DEFAULT_HIDDEN, FILTER_MODES, check_mode, passes
+    from core.visible.filters import DEFAULT_HIDDEN, FILTER_LABELS, FILTER_MODES, check_mode, passes
     from core.visible.layout import VisibleTree
+    from core.visible.navigation import conversation, next_user_message, sibling_branch
     from core.visible.structure import TreeStructure, prepare, read_previews
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
@@ -23,8 +24,9 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "core.visible.changes": "AppendResult RelayoutReason RowAppended RowVacated Step",
-        "core.visible.filters": "check_mode DEFAULT_HIDDEN FILTER_MODES passes",
+        "core.visible.filters": "check_mode DEFAULT_HIDDEN FILTER_LABELS FILTER_MODES passes",
         "core.visible.layout": "VisibleTree",
+        "core.visible.navigation": "conversation next_user_message sibling_branch",
         "core.visible.structure": "prepare read_previews TreeStructure",
     },
 )

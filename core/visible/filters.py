@@ -8,6 +8,14 @@ if TYPE_CHECKING:  # typing only: the filters are imported where no session is r
     from core.session import Entry, Session
 
 FILTER_MODES = ("default", "no-tools", "user", "labeled", "all")
+# What people read for each mode (the window's "Show:" box).
+FILTER_LABELS = {
+    "default": "Default",
+    "no-tools": "No tools",
+    "user": "User messages",
+    "labeled": "Labeled",
+    "all": "All entries",
+}
 # The reference's Default filter hides these entry kinds (FORMAT.md section 6).
 DEFAULT_HIDDEN = frozenset({"label", "custom", "model_change", "thinking_level_change"})
 

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
 from PySide6.QtWidgets import QTableView
 
+from core.formatting import one_line
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
-from gui.models.session_list_model import SessionListModel, one_line
+from gui.models.session_list_model import SessionListModel
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskContext
 
@@ -66,13 +67,13 @@ def _refresh_catalogue(
         catalogue.close()
 
 
-def _search(folder: Path | None, query: str) -> list[Hit]:
-    """Worker: full-text search over the catalogue."""
+def _search(folder: Path | None, query: str, roots: list[Path]) -> list[Hit]:
+    """Worker: full-text search over the sessions the window lists."""
     from core.catalogue import Catalogue
 
     catalogue = Catalogue(folder)
     try:
-        return catalogue.search(query, limit=SEARCH_LIMIT)
+        return catalogue.search(query, roots=roots, limit=SEARCH_LIMIT)
     finally:
         catalogue.close()
 
@@ -132,6 +133,25 @@ class CatalogueController(QObject):
         context.session_renamed.connect(self._show_name)
         context.sessions_trashed.connect(self._forget)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
+        # While the proxy filters or the list changes, Qt moves the current row by itself (a row that goes
+        # away hands it to a neighbour): that is not the user choosing a session. The selection model
+        # reacts to those changes before any slot of ours can (it was connected first), so a row change
+        # only opens its session in the next turn of the event loop, and a model change in the same turn
+        # cancels it; afterwards the open session's row is selected again.
+        self._changing = 0
+        self._open_later = QTimer(self)
+        self._open_later.setSingleShot(True)
+        self._open_later.setInterval(0)
+        self._open_later.timeout.connect(self._open_chosen_row)
+        self._chosen: str | None = None
+        for begin, end in (
+            (proxy.layoutAboutToBeChanged, proxy.layoutChanged),
+            (proxy.rowsAboutToBeRemoved, proxy.rowsRemoved),
+            (proxy.rowsAboutToBeInserted, proxy.rowsInserted),
+            (proxy.modelAboutToBeReset, proxy.modelReset),
+        ):
+            begin.connect(self._begin_change)
+            end.connect(self._end_change)
         search_panel.search_requested.connect(self.search)
         search_panel.hit_activated.connect(self.open_hit)
 
@@ -197,25 +217,49 @@ class CatalogueController(QObject):
             self.folder_watcher.removePaths(self.folder_watcher.directories())
 
     def select_open_row(self, path: str | None = None) -> None:
-        """Select the list row of the session shown or being loaded (no new load: the paths match)."""
+        """Select the list row of the session shown or being loaded (no new load: the paths match).
+
+        When that session has no row (filtered out, or a file opened from elsewhere), no row stays
+        selected: the highlight never rests on a session that is not the open one.
+        """
         if path is None:
             path = self._shown_path()
         if path is None:
             return
         source = self.list_model.index_of(path)
-        if not source.isValid():
-            return
-        index = self._proxy.mapFromSource(source)
-        if index.isValid() and self._table.currentIndex().row() != index.row():
-            self._table.selectRow(index.row())
-            self._table.scrollTo(index)
+        index = self._proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+        selection = self._table.selectionModel()
+        self._changing += 1  # our own selection opens nothing
+        try:
+            if not index.isValid():
+                if selection.hasSelection() or self._table.currentIndex().isValid():
+                    selection.clear()
+            elif self._table.currentIndex().row() != index.row() or not selection.isRowSelected(index.row()):
+                self._table.selectRow(index.row())
+                self._table.scrollTo(index)
+        finally:
+            self._changing -= 1
+
+    def _begin_change(self, *_args: object) -> None:
+        self._changing += 1
+        self._open_later.stop()  # the row moved because of this change (see __init__)
+
+    def _end_change(self, *_args: object) -> None:
+        self._changing = max(0, self._changing - 1)
+        self._open_later.stop()
+        if self._changing == 0:
+            self.select_open_row()
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         summary = self._proxy.summary_at(current.row()) if current.isValid() else None
-        if summary is None:
-            return
-        path = os.path.abspath(summary.path)
-        if path != self._shown_path():
+        self._chosen = os.path.abspath(summary.path) if summary is not None else None
+        if self._chosen is not None and not self._changing:
+            self._open_later.start()
+
+    def _open_chosen_row(self) -> None:
+        """The user moved to a row (no model change came with it): show that session."""
+        path = self._chosen
+        if path is not None and path != self._shown_path():
             self._context.open_session(path)
 
     def _show_name(self, path: str, name: str) -> None:
@@ -311,17 +355,22 @@ class CatalogueController(QObject):
         status.showMessage(f"Searching for {query}…")
 
         def found(hits: list[Hit]) -> None:
-            self._search_panel.set_hits(hits, self._title_of_hit)
+            if hits:
+                self._search_panel.set_hits(hits, self._title_of_hit)
+            else:
+                self._search_panel.show_message(f"Nothing found for {query}.")
             count = len(hits)
             status.showMessage(f"{count} {'hit' if count == 1 else 'hits'} for {query}")
             self.search_finished.emit(count)
 
         def failed(error: Exception) -> None:
-            self._search_panel.clear_hits()
-            status.showMessage(user_sentence(error))
+            sentence = user_sentence(error)
+            self._search_panel.show_message(sentence)  # whole, in the pane: the status bar cuts it off
+            status.showMessage(sentence)
             self.search_finished.emit(-1)
 
-        self._context.runner.start("search", lambda _task: _search(folder, query), found, failed)
+        roots = list(self._roots)
+        self._context.runner.start("search", lambda _task: _search(folder, query, roots), found, failed)
 
     def open_hit(self, hit: Hit) -> None:
         """Show the session of a search hit, with the hit's entry selected in the tree."""

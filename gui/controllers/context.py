@@ -114,6 +114,7 @@ class WindowContext(QObject):
     session_loaded = Signal(object)  # the core Session now shown (open-session controller)
     session_updated = Signal(object)  # RefreshResult of the open session after a file change (same)
     load_failed = Signal(str)  # the sentence shown when a session cannot be read (same)
+    session_closed = Signal()  # no session is shown any more (same)
     selection_changed = Signal()  # the list's selection or the tree's current entry changed (the window)
     session_renamed = Signal(str, str)  # path, new name ("" cleared): written by the editing controller
     sessions_trashed = Signal(list)  # absolute paths now in the trash (editing controller)

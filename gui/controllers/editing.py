@@ -19,15 +19,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoStack
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoGroup, QUndoStack
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from core.formatting import one_line
 from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
-from gui.models.session_list_model import one_line
+from gui.widgets.text_prompt import ask_text
 
 if TYPE_CHECKING:
     from core.session import Entry, Session, SessionSummary
@@ -84,10 +85,39 @@ class EditingController(QObject):
     def __init__(self, context: WindowContext, actions: ActionRegistry) -> None:
         super().__init__(context)
         self._context = context
-        self.undo_stack = QUndoStack(self)
+        # One undo stack per session; the Edit menu's Undo and Redo follow the open session's. A rename of a
+        # session that is not open goes on that session's stack, so "Redo Rename to …" never names another.
+        self.undo_group = QUndoGroup(self)
+        self._stacks: dict[str, QUndoStack] = {}
+        self._no_session = QUndoStack(self)  # active while no session is open: nothing to undo
+        self.undo_group.addStack(self._no_session)
+        self.undo_group.setActiveStack(self._no_session)
         self._make_actions(actions)
         actions.add_context("list", self._fill_list_menu)
         actions.add_context("tree", self._fill_tree_menu)
+        context.session_loaded.connect(self._follow_open_session)
+        context.session_closed.connect(self._follow_open_session)
+
+    @property
+    def undo_stack(self) -> QUndoStack:
+        """The undo stack of the open session (an empty one while none is open)."""
+        stack = self.undo_group.activeStack()
+        assert stack is not None
+        return stack
+
+    def stack_for(self, path: str) -> QUndoStack:
+        """The undo stack of the session at ``path`` (absolute), made on first use."""
+        stack = self._stacks.get(path)
+        if stack is None:
+            stack = self._stacks[path] = QUndoStack(self)
+            self.undo_group.addStack(stack)
+        return stack
+
+    def _follow_open_session(self, *_args: object) -> None:
+        session = self._context.session
+        self.undo_group.setActiveStack(
+            self.stack_for(session.path) if session is not None else self._no_session
+        )
 
     # ------------------------------------------------------------------ actions
     def _make_actions(self, actions: ActionRegistry) -> None:
@@ -104,7 +134,7 @@ class EditingController(QObject):
 
         self.undo_action = actions.adopt(
             "edit.undo",
-            self.undo_stack.createUndoAction(self, "&Undo"),
+            self.undo_group.createUndoAction(self, "&Undo"),
             shortcut="Ctrl+Z",
             menu="Edit",
             section="undo",
@@ -112,7 +142,7 @@ class EditingController(QObject):
         )
         self.redo_action = actions.adopt(
             "edit.redo",
-            self.undo_stack.createRedoAction(self, "&Redo"),
+            self.undo_group.createRedoAction(self, "&Redo"),
             shortcut="Ctrl+Shift+Z",
             menu="Edit",
             section="undo",
@@ -276,7 +306,7 @@ class EditingController(QObject):
     def _do(self, edit: SetLabel | SetName, session: Session | None = None) -> bool:
         if not self.apply_edit(edit, session=session):
             return False
-        self.undo_stack.push(EditCommand(self, edit))
+        self.stack_for(edit.path).push(EditCommand(self, edit))
         return True
 
     def apply_edit(
@@ -340,11 +370,10 @@ class EditingController(QObject):
         if entry is None or session is None:
             return
         current = session.label_for(entry.id) or ""
-        text, ok = QInputDialog.getText(
+        text, ok = ask_text(
             self._context.dialog_parent,
             "Label Entry",
             f"Label for entry {entry.id} (empty clears it):",
-            QLineEdit.EchoMode.Normal,
             current,
         )
         if ok:
@@ -363,12 +392,8 @@ class EditingController(QObject):
             current = session.name or ""
         else:
             current = ""
-        text, ok = QInputDialog.getText(
-            self._context.dialog_parent,
-            "Rename Session",
-            "Session name (empty clears it):",
-            QLineEdit.EchoMode.Normal,
-            current,
+        text, ok = ask_text(
+            self._context.dialog_parent, "Rename Session", "Session name (empty clears it):", current
         )
         if ok:
             self.rename(path, text)

@@ -37,6 +37,7 @@ class MessagePaneController(QObject):
 
     context_shown = Signal(int)  # number of messages in the context shown in context mode
     demo_requested = Signal()  # the empty page's "Open the demo sessions" link
+    entry_requested = Signal(str)  # a link to another entry of the session (a context edit's target)
 
     def __init__(self, context: WindowContext, view: MessageView, context_toggle: QCheckBox) -> None:
         super().__init__(context)
@@ -129,3 +130,5 @@ class MessagePaneController(QObject):
     def _on_view_action(self, verb: str, key: str) -> None:
         if verb == "open" and key == "demo":
             self.demo_requested.emit()
+        elif verb == "entry" and key:
+            self.entry_requested.emit(key)

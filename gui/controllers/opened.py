@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QTreeView
+from PySide6.QtWidgets import QTreeView
 
+from core.visible import next_user_message, sibling_branch
+from gui.actions import ActionRegistry
 from gui.controllers.context import OpenRequest, WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
+from gui.widgets.panes import FilterModeBox
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -66,8 +69,9 @@ class OpenSessionController(QObject):
         context: WindowContext,
         tree_model: BranchTreeModel,
         tree: QTreeView,
-        filter_mode: QComboBox,
+        filter_mode: FilterModeBox,
         diagnostics_panel: DiagnosticsPanel,
+        actions: ActionRegistry,
     ) -> None:
         super().__init__(context)
         self._context = context
@@ -83,10 +87,37 @@ class OpenSessionController(QObject):
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self.on_file_changed)
         tree.selectionModel().currentChanged.connect(self._on_current_changed)
-        filter_mode.currentTextChanged.connect(self._on_filter_mode_changed)
+        filter_mode.mode_changed.connect(self._on_filter_mode_changed)
         context.open_requested.connect(self._on_open_requested)
         context.reveal_requested.connect(self.reveal_entry)
         context.entries_appended.connect(self._on_entries_appended)
+        self._add_go_actions(actions)
+
+    def _add_go_actions(self, actions: ActionRegistry) -> None:
+        """The Go menu: the leaf, the next or previous user message, the branch beside this one."""
+        has_session = lambda: self._session is not None  # noqa: E731
+        has_entry = lambda: self._session is not None and self.current_entry() is not None  # noqa: E731
+        actions.add(
+            "go.leaf", "&Jump to Leaf", self.select_leaf, shortcut="Ctrl+L", menu="Go", enabled=has_session
+        )
+        for name, text, shortcut, move in (
+            ("go.next_user", "&Next User Message", "Alt+Down", lambda: self._go(next_user_message, 1)),
+            ("go.previous_user", "&Previous User Message", "Alt+Up", lambda: self._go(next_user_message, -1)),
+            ("go.next_branch", "Next &Branch", "Alt+Shift+Down", lambda: self._go(sibling_branch, 1)),
+            ("go.previous_branch", "Previous B&ranch", "Alt+Shift+Up", lambda: self._go(sibling_branch, -1)),
+        ):
+            actions.add(name, text, move, shortcut=shortcut, menu="Go", section="move", enabled=has_entry)
+
+    def _go(self, find: Callable[[Session, str, int], str | None], step: int) -> bool:
+        """Select what ``find`` names from the current entry (revealing it when the filter hides it)."""
+        current, session = self.current_entry(), self._session
+        if current is None or session is None:
+            return False
+        target = find(session, current.id, step)
+        if target is None:
+            self._context.status.showMessage("Nothing further that way.", 3000)
+            return False
+        return self.reveal_entry(target)
 
     # ------------------------------------------------------------------ state
     @property
@@ -197,7 +228,7 @@ class OpenSessionController(QObject):
             return True
         if self._tree_model.session is None or self._session is None or self._session.get(entry_id) is None:
             return False
-        self._filter_mode.setCurrentText("all")
+        self._filter_mode.set_mode("all")
         return self.select_entry(entry_id)
 
     def _select_pending(self) -> None:
@@ -256,7 +287,20 @@ class OpenSessionController(QObject):
         if session is self._session:
             self._tree_model.append_entries(entries)
 
-    def close(self) -> None:
-        """Stop watching the file (the window is closing)."""
+    def clear(self) -> None:
+        """Show no session: another folder is listed (the tree, Problems panel and file watch reset)."""
+        self._context.runner.cancel("load")
+        self._loading_path = None
+        self._pending_entry = None
+        self.load_error = None
+        self.stop_watching()
+        self._session = None
+        self._tree_model.reset_session(None)
+        self._diagnostics.set_diagnostics([])
+        self.entry_shown.emit(None, None)
+        self._context.session_closed.emit()
+
+    def stop_watching(self) -> None:
+        """Stop watching the file (the window is closing, or no session is shown)."""
         if self.watcher.files():
             self.watcher.removePaths(self.watcher.files())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import os
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,7 +24,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont
 
-from core.formatting import dollars, whole_tokens
+from core.formatting import dollars, one_line, whole_tokens
+from core.session.lineage import parent_paths
 from gui.models.roles import Role
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
@@ -38,7 +38,6 @@ __all__ = [
     "SessionListModel",
     "format_modified",
     "modified_sort_key",
-    "one_line",
 ]
 
 _ModelIndex = QModelIndex | QPersistentModelIndex
@@ -49,11 +48,6 @@ PROBLEM_COLOR = QColor(198, 40, 40)  # damaged file
 FAILED_COLOR = QColor(184, 106, 0)  # last reply was an error or was aborted
 _TOOLTIP_TITLE_LIMIT = 1000  # a first message can be a whole pasted file; keep tooltips readable
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces."""
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).strip()
 
 
 def _parse_iso(value: str | None) -> datetime | None:
@@ -291,7 +285,11 @@ class SessionListModel(QAbstractTableModel):
         return self._threaded
 
     def set_threaded(self, on: bool) -> None:
-        """Show forks and clones right under their parent session (by ``parentSessionPath``), indented."""
+        """Show forks and clones right under their parent session, indented.
+
+        The parent is found by the recorded ``parentSessionPath``, else by its file name or session id among
+        the listed sessions (a history copied from another machine records paths that are not here).
+        """
         if bool(on) == self._threaded:
             return
         self._threaded = bool(on)
@@ -320,40 +318,39 @@ class SessionListModel(QAbstractTableModel):
             rows = sorted(rows, key=lambda s: (self._keys(s)[column], s.path), reverse=descending)
         if not self._threaded:
             return rows
-        by_path = {os.path.normpath(s.path): s for s in rows}
+        # Parents among the listed sessions, also when the recorded path is stale (copied or synced
+        # histories): by file name or session id (core.session.lineage).
+        parents = parent_paths(rows)
         children: dict[str, list[SessionSummary]] = {}
         tops: list[SessionSummary] = []
         for summary in rows:  # already sorted: children lists come out sorted too
-            parent = summary.parentSessionPath
-            parent_key = os.path.normpath(parent) if parent else None
-            if parent_key is None or parent_key not in by_path or self._in_cycle(summary, by_path):
+            parent = parents.get(summary.path)
+            if parent is None or self._in_cycle(summary.path, parents):
                 tops.append(summary)
             else:
-                children.setdefault(parent_key, []).append(summary)
+                children.setdefault(parent, []).append(summary)
         ordered: list[SessionSummary] = []
         stack = [(summary, 0) for summary in reversed(tops)]
         while stack:
             summary, depth = stack.pop()
             ordered.append(summary)
             self._depth[summary.path] = depth
-            kids = children.get(os.path.normpath(summary.path), ())
+            kids = children.get(summary.path, ())
             stack.extend((kid, depth + 1) for kid in reversed(kids))
         return ordered
 
     @staticmethod
-    def _in_cycle(summary: SessionSummary, by_path: dict[str, SessionSummary]) -> bool:
-        """Whether following parent sessions from ``summary`` comes back to it (then it heads its thread)."""
-        start = os.path.normpath(summary.path)
-        seen = {start}
-        current = summary.parentSessionPath
-        while current:
-            key = os.path.normpath(current)
-            if key == start:
+    def _in_cycle(path: str, parents: dict[str, str]) -> bool:
+        """Whether following parent sessions from ``path`` comes back to it (then it heads its thread)."""
+        seen = {path}
+        current = parents.get(path)
+        while current is not None:
+            if current == path:
                 return True
-            if key in seen or key not in by_path:
+            if current in seen:
                 return False
-            seen.add(key)
-            current = by_path[key].parentSessionPath
+            seen.add(current)
+            current = parents.get(current)
         return False
 
     def _apply_order(self, force: bool = False) -> None:
@@ -442,6 +439,8 @@ class SessionListModel(QAbstractTableModel):
         if role == Role.PARENT:
             return summary.parentSessionPath
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == SessionColumn.PROJECT:  # the column elides the middle of long paths: here is all of it
+                return f"<p style='white-space:pre'>{html.escape(summary.cwd)}</p>"
             return _tooltip(summary)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if column.numeric else None

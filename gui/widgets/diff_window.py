@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPalette, QPen, QTextDocument
+from PySide6.QtCore import QByteArray, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QPen, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, summary_lines
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, KIND_ROLE, LEFT, DiffModel
+from gui.settings import app_settings, last_export_folder, remember_export_folder
 from gui.theme import is_dark
 
 __all__ = ["DiffWindow", "RichTextDelegate"]
@@ -155,6 +156,9 @@ class DiffWindow(QMainWindow):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self._make_actions()
+        geometry = app_settings().value("diff_window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
         self.model.modelAboutToBeReset.connect(self.delegate.clear)  # item ids are reused after a reset
         self.model.modelReset.connect(self._after_reset)
         self._after_reset()
@@ -163,38 +167,55 @@ class DiffWindow(QMainWindow):
     def _make_actions(self) -> None:
         toolbar = self.addToolBar("Diff")
         toolbar.setObjectName("diff_toolbar")
+        menus = {title: self.menuBar().addMenu(title) for title in ("&File", "&View", "&Go")}
 
-        def action(text: str, slot: Callable[[], object], shortcut: str = "", tip: str = "") -> QAction:
+        def action(
+            menu: str,
+            text: str,
+            slot: Callable[[], object],
+            shortcut: str = "",
+            tip: str = "",
+            bar: bool = True,
+        ) -> QAction:
             made = QAction(text, self)
             if shortcut:
                 made.setShortcut(QKeySequence(shortcut))
             made.setToolTip(f"{tip or text} ({shortcut})" if shortcut else tip or text)
+            made.setStatusTip(tip or text)
             made.triggered.connect(lambda _checked=False: slot())
-            toolbar.addAction(made)
+            if bar:
+                toolbar.addAction(made)
+            menus[menu].addAction(made)
             self.addAction(made)
             return made
 
-        self.previous_action = action("◀ Previous Change", self.previous_change, "Shift+F7")
-        self.next_action = action("Next Change ▶", self.next_change, "F7")
+        self.previous_action = action("&Go", "◀ Previous Change", self.previous_change, "Shift+F7")
+        self.next_action = action("&Go", "Next Change ▶", self.next_change, "F7")
         toolbar.addSeparator()
         self.swap_action = action(
-            "Swap Sides", self.swap, "Ctrl+Shift+S", "Exchange the left and right sides"
+            "&View", "Swap Sides", self.swap, "Ctrl+Shift+S", "Exchange the left and right sides"
         )
         self.only_changes_action = QAction("Only Changes", self)
         self.only_changes_action.setCheckable(True)
         self.only_changes_action.setToolTip("Hide unchanged messages and the common part")
         self.only_changes_action.toggled.connect(self.set_only_changes)
         toolbar.addAction(self.only_changes_action)
+        menus["&View"].addAction(self.only_changes_action)
         toolbar.addSeparator()
         self.show_in_tree_action = action(
+            "&Go",
             "Show in Tree",
             self.show_in_tree,
             "Ctrl+T",
             "Select the message of the current cell in the branch tree",
         )
         self.export_action = action(
-            "Export HTML…", self.export_dialog, "Ctrl+E", "Save the diff as one HTML file"
+            "&File", "Export HTML…", self.export_dialog, "Ctrl+E", "Save the diff as one HTML file"
         )
+        menus["&File"].addSeparator()
+        self.close_action = action("&File", "&Close", self.close, "Ctrl+W", "Close this diff", bar=False)
+        # Escape closes too, as a secondary shortcut of Close (one action, so no shortcut is ambiguous).
+        self.close_action.setShortcuts([QKeySequence("Ctrl+W"), QKeySequence(Qt.Key.Key_Escape)])
 
     # ------------------------------------------------------------------ public API
     @property
@@ -270,16 +291,22 @@ class DiffWindow(QMainWindow):
         """Ask for a file name and export; QFileDialog asks before replacing, which counts as consent."""
         from core.errors import PrimeSessionsError
 
-        start = os.path.join(os.path.dirname(self.diff.left.file), f"diff-{self.diff.left.entry_id}.html")
+        folder = last_export_folder() or os.path.dirname(self.diff.left.file)
+        start = os.path.join(folder, f"diff-{self.diff.left.entry_id}.html")
         path, _filter = QFileDialog.getSaveFileName(self, "Export the diff as HTML", start, "HTML (*.html)")
         if not path:
             return
+        remember_export_folder(os.path.dirname(path))
         try:
             self.export_html(path, overwrite=os.path.exists(path))
         except PrimeSessionsError as err:
             self.statusBar().showMessage(str(err))
             return
         self.statusBar().showMessage(f"Saved {path}", 5000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        app_settings().setValue("diff_window/geometry", self.saveGeometry())
+        super().closeEvent(event)
 
     # ------------------------------------------------------------------ private
     def _after_reset(self) -> None:

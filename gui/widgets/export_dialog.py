@@ -11,6 +11,7 @@ said yes to a question that names it.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from core.export import ExportOptions
 from gui.errors import user_sentence
+from gui.settings import app_settings, last_export_folder, remember_export_folder
 
 if TYPE_CHECKING:
     from core.export import RenderedExport
@@ -150,6 +152,31 @@ def counts_text(counts: Counter[str]) -> str:
     return "Found: " + ", ".join(f"{n} {kind}" for kind, n in parts)
 
 
+def file_stem(title: str, fallback: str, width: int = 60) -> str:
+    """A file name (without extension) from a session's title: letters, digits, ``-`` and ``_`` only.
+
+    ``"Fix double submit on login form"`` -> ``"fix-double-submit-on-login-form"``; ``fallback`` (the
+    session file's stem) when nothing is left.
+    """
+    words = re.findall(r"[^\W_]+", title.casefold())
+    stem = "-".join(words)[:width].strip("-")
+    return stem or fallback
+
+
+def proposed_target(session: Session, fmt: str) -> str:
+    """Where an export of ``session`` goes unless the user says otherwise: its title, in the last folder."""
+    from core.formatting import title
+
+    folder = last_export_folder() or str(Path.home())
+    stem = file_stem(title(session.name, session.first_message), Path(session.path).stem)
+    return os.path.join(folder, f"{stem}.{fmt}")
+
+
+def _as_bool(value: object) -> bool:
+    """A QSettings value as a bool (INI files hand back "true"/"false" strings)."""
+    return value.lower() == "true" if isinstance(value, str) else bool(value)
+
+
 class ExportDialog(QDialog):
     """Choose what to export and how; previews redaction counts; exports in a worker.
 
@@ -210,8 +237,7 @@ class ExportDialog(QDialog):
         self.preview_label = QLabel("")
         self.preview_label.setWordWrap(True)
 
-        stem = Path(session.path).stem
-        self.target_edit = QLineEdit(str(Path.home() / f"{stem}.md"))
+        self.target_edit = QLineEdit(proposed_target(session, self.fmt))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self.browse)
 
@@ -248,6 +274,8 @@ class ExportDialog(QDialog):
         layout.addWidget(self.status_label)
         layout.addWidget(self.buttons)
 
+        self._restore(remember_scope=not start_from_selected)
+        self.target_edit.setText(proposed_target(session, self.fmt))
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(_PREVIEW_DELAY_MS)
@@ -264,6 +292,55 @@ class ExportDialog(QDialog):
         ):
             signal.connect(self._options_changed)
         self._options_changed()
+
+    # ------------------------------------------------------------------ remembered between exports
+    def _restore(self, *, remember_scope: bool) -> None:
+        """The format, scope and options of the last export (not its redaction literals: secret)."""
+        settings = app_settings()
+        settings.beginGroup("export")
+        index = self.format_combo.findData(settings.value("format", "md"))
+        self.format_combo.setCurrentIndex(max(0, index))
+        scope = settings.value("scope", "leaf")
+        if remember_scope:
+            button = {"leaf": self.leaf_radio, "selected": self.selected_radio, "tree": self.tree_radio}.get(
+                str(scope), self.leaf_radio
+            )
+            (button if button.isEnabled() else self.leaf_radio).setChecked(True)
+        for key, check in self._checks().items():
+            check.setChecked(_as_bool(settings.value(key, check.isChecked())))
+        images = self.images_combo.findData(settings.value("images", "embed"))
+        self.images_combo.setCurrentIndex(max(0, images))
+        settings.endGroup()
+        self.images_combo.setEnabled(self.fmt != "pdf")
+
+    def _remember(self) -> None:
+        settings = app_settings()
+        settings.beginGroup("export")
+        settings.setValue("format", self.fmt)
+        scope = (
+            "selected"
+            if self.selected_radio.isChecked()
+            else "tree"
+            if self.tree_radio.isChecked()
+            else "leaf"
+        )
+        settings.setValue("scope", scope)
+        for key, check in self._checks().items():
+            settings.setValue(key, check.isChecked())
+        settings.setValue("images", str(self.images_combo.currentData()))
+        settings.endGroup()
+        target = self.target_edit.text().strip()
+        if target:
+            remember_export_folder(os.path.dirname(os.path.abspath(os.path.expanduser(target))))
+
+    def _checks(self) -> dict[str, QCheckBox]:
+        return {
+            "thinking": self.thinking_check,
+            "tools": self.tools_check,
+            "custom": self.custom_check,
+            "bookkeeping": self.bookkeeping_check,
+            "redact": self.redact_check,
+        }
 
     # ------------------------------------------------------------------ reading the form
     @property
@@ -377,6 +454,7 @@ class ExportDialog(QDialog):
                 return
             request = self.request(overwrite=True)
         self._busy = True
+        self._remember()
         self.export_button.setEnabled(False)
         self.status_label.setText("Exporting…")
 

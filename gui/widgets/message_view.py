@@ -1,9 +1,11 @@
 """The message pane: one entry rendered by ``core.render`` in a ``QTextBrowser``.
 
 Links are never followed by Qt itself: ``action:toggle/KEY`` expands or collapses a block and renders again,
-other ``action:`` links are re-emitted as :attr:`MessageView.action_requested`, ``http(s)``/``mailto`` links
-go to the desktop only when clicked. ``loadResource`` answers ``image:ENTRY/N`` from the session file and
-nothing else, so the document never loads a remote (or local) resource by itself.
+other ``action:`` links (``action:entry/ID``: a context edit's target...) are re-emitted as
+:attr:`MessageView.action_requested`, ``http(s)``/``mailto`` links go to the desktop only when clicked.
+``loadResource`` answers ``image:ENTRY/N`` from the session file and nothing else, so the document never
+loads a remote (or local) resource by itself. In context mode a message whose content a context edit
+replaced says so above its card.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocume
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from core.render import (
+    EntryNotes,
     RenderOptions,
+    context_edit_marks,
     image_bytes,
     parse_action,
     parse_image_src,
     render_entry,
+    session_notes,
     stylesheet,
     tool_results_for,
 )
@@ -51,6 +56,7 @@ class MessageView(QTextBrowser):
         self._entry: Entry | None = None
         self._expanded: set[str] = set()
         self._context: list[object] | None = None  # the messages of context mode, None otherwise
+        self._edited: list[EntryNotes | None] = []  # per context message: the edit whose content it shows
         self._context_start = 0  # index of the first context message rendered
         self._dark = is_dark()
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
@@ -101,6 +107,11 @@ class MessageView(QTextBrowser):
         self._expanded.clear()
         self._session, self._entry = session, entry
         self._context = list(messages)
+        try:
+            marks = context_edit_marks(session, entry.id if entry is not None else None, self._context)
+        except Exception:  # a file that changed underneath: the messages are shown unmarked
+            marks = [None] * len(self._context)
+        self._edited = [EntryNotes(shown_edit=mark) if mark is not None else None for mark in marks]
         self._context_start = max(0, len(self._context) - CONTEXT_WINDOW)
         self.rerender()
         bar = self.verticalScrollBar()
@@ -139,11 +150,12 @@ class MessageView(QTextBrowser):
         try:
             body = session.body(entry)
             results = tool_results_for(session, entry)
+            notes = session_notes(session).for_card(entry.id, results)  # later context edits, child runs
         except Exception as err:  # a file that changed underneath; the tree shows the rest
             self.setHtml(f"<p>Cannot read this entry: {html.escape(str(err))}</p>")
             return
         options = RenderOptions(expanded=frozenset(self._expanded), dark=self._dark)
-        self.setHtml(render_entry(entry, body, results, options))
+        self.setHtml(render_entry(entry, body, results, options, notes))
         bar.setValue(position)
 
     def _render_context(self) -> str:
@@ -165,8 +177,10 @@ class MessageView(QTextBrowser):
                 continue
             message = _as_object(messages[i])
             results: dict[str, dict[str, object]] | None = None
+            notes = self._edited[i] if i < len(self._edited) else None  # marks the edited content
             if message.get("role") == "assistant":
                 results = {}
+                edited_results: list[tuple[str, EntryNotes]] = []
                 j = i + 1
                 while j < len(messages) and isinstance(later := messages[j], dict):
                     role = later.get("role")
@@ -176,8 +190,13 @@ class MessageView(QTextBrowser):
                     if role == "toolResult" and isinstance(call_id, str) and call_id not in results:
                         results[call_id] = {"message": later}
                         answered.add(j)
+                        if (mark := self._edited[j] if j < len(self._edited) else None) is not None:
+                            edited_results.append((call_id, mark))
                     j += 1
-            parts.append(render_entry(_context_entry(i, message), {"message": message}, results, options))
+                if edited_results:
+                    notes = (notes or EntryNotes())._replace(results=tuple(edited_results))
+            stand_in = _context_entry(i, message)
+            parts.append(render_entry(stand_in, {"message": message}, results, options, notes))
         return "".join(parts)
 
     # ------------------------------------------------------------------ Qt overrides

@@ -6,7 +6,8 @@ is wired by the window to the controllers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -16,18 +17,21 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from gui.models.branch_tree_model import FILTER_MODES, BranchTreeModel
+from core.visible import FILTER_LABELS, FILTER_MODES
+from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
 from gui.widgets.message_view import MessageView
 
-__all__ = ["BranchTreePane", "MessagePane", "SessionListPane"]
+__all__ = ["BranchTreePane", "FilterModeBox", "MessagePane", "SessionListPane", "SessionTable"]
 
 
 def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
@@ -37,6 +41,66 @@ def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
     layout.addWidget(body, 1)
 
 
+class _ElideMiddle(QStyledItemDelegate):
+    """Cuts long text in the middle (a project path keeps its start and its last folder)."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+class SessionTable(QTableView):
+    """The session table: the title takes the free width; when the pane is narrow the figures give way.
+
+    Columns that do not fit are hidden, the message count first, then tokens, then cost, so the title,
+    the project and the date never need a horizontal scroll bar.
+    """
+
+    TITLE_MIN = 180  # px: below this a title says little
+    OPTIONAL = (SessionColumn.MESSAGES, SessionColumn.TOKENS, SessionColumn.COST)  # given up in this order
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._widths: dict[int, int] = {}
+
+    def set_column_width(self, column: int, width: int) -> None:
+        """The width ``column`` has whenever it is shown."""
+        self._widths[column] = width
+        self.horizontalHeader().resizeSection(column, width)
+
+    def fit_columns(self) -> None:
+        """Show the optional columns that fit beside the title's share, hide the others.
+
+        The title keeps at least :attr:`TITLE_MIN` px; the project column narrows to a fifth of the width
+        before anything is hidden (it elides in the middle).
+        """
+        width = self.viewport().width()
+        title = self.TITLE_MIN
+        project = self._widths.get(SessionColumn.PROJECT, 0)
+        shown_project = max(90, min(project, width // 5)) if project else 0
+        if shown_project and self.horizontalHeader().sectionSize(SessionColumn.PROJECT) != shown_project:
+            self.horizontalHeader().resizeSection(SessionColumn.PROJECT, shown_project)
+        fixed = shown_project + sum(
+            w for c, w in self._widths.items() if c not in self.OPTIONAL and c != SessionColumn.PROJECT
+        )
+        optional = sum(self._widths.get(c, 0) for c in self.OPTIONAL)
+        dropped = set()
+        for column in self.OPTIONAL:
+            if title + fixed + optional <= width:
+                break
+            dropped.add(column)
+            optional -= self._widths.get(column, 0)
+        for column in self.OPTIONAL:
+            if self.isColumnHidden(column) != (column in dropped):
+                self.setColumnHidden(column, column in dropped)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+
 class SessionListPane(QWidget):
     """The filter box and its toggles above the session table (sorted by the model, filtered by the proxy)."""
 
@@ -44,13 +108,17 @@ class SessionListPane(QWidget):
         super().__init__(parent)
         self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setToolTip(
+            "Show only the sessions whose title, project, id or model has every word (Ctrl+F)"
+        )
         self.named_only = QCheckBox("Named only")
+        self.named_only.setToolTip("Show only the sessions that have a name")
         self.thread_forks = QCheckBox("Thread forks")
         self.thread_forks.setToolTip("Show forks and clones right under the session they came from")
         self.list_model = SessionListModel(parent=self)
         self.proxy = SessionFilterProxy(self)
         self.proxy.setSourceModel(self.list_model)
-        self.table = table = QTableView()
+        self.table = table = SessionTable()
         table.setModel(self.proxy)
         table.setSortingEnabled(True)
         table.sortByColumn(SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
@@ -64,19 +132,21 @@ class SessionListPane(QWidget):
         header = table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(SessionColumn.TITLE, QHeaderView.ResizeMode.Stretch)  # the free width
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.setItemDelegateForColumn(SessionColumn.PROJECT, _ElideMiddle(table))
         # Fixed widths from the font, not ResizeToContents: that mode measures up to 1,000 rows of every such
         # column after each change of a row, ~24,000 Python data() calls and a 250 ms stall per live update.
         metrics = table.fontMetrics()
-        padding = 3 * metrics.horizontalAdvance("M")
+        padding = 2 * metrics.horizontalAdvance("M")
         for column, sample in (
+            (SessionColumn.PROJECT, "/home/dev/acme-webapp"),
+            (SessionColumn.MODIFIED, "2026-11-30 23:59"),
             (SessionColumn.MESSAGES, "Messages"),
             (SessionColumn.TOKENS, "99,999,999"),
             (SessionColumn.COST, "$9,999.99"),
-            (SessionColumn.MODIFIED, "2026-11-30 23:59"),
         ):
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + padding)
-        header.resizeSection(SessionColumn.TITLE, 240)
-        header.resizeSection(SessionColumn.PROJECT, 130)
+            table.set_column_width(column, metrics.horizontalAdvance(sample) + padding)
         controls = QHBoxLayout()
         controls.addWidget(self.filter_edit, 1)
         controls.addWidget(self.named_only)
@@ -85,6 +155,27 @@ class SessionListPane(QWidget):
         self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
         self.named_only.toggled.connect(self.proxy.set_named_only)
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
+
+
+class FilterModeBox(QComboBox):
+    """The branch tree's filter modes under the names people read ("User messages"), keyed by mode."""
+
+    mode_changed = Signal(str)  # the mode key ("user"), not its label
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        for mode in FILTER_MODES:
+            self.addItem(FILTER_LABELS[mode], mode)
+        self.currentIndexChanged.connect(lambda index: self.mode_changed.emit(self.itemData(index)))
+
+    @property
+    def mode(self) -> str:
+        """The mode chosen (one of ``core.visible.FILTER_MODES``)."""
+        return str(self.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        """Choose ``mode`` (a key of ``FILTER_MODES``)."""
+        self.setCurrentIndex(self.findData(mode))
 
 
 class BranchTreePane(QWidget):
@@ -102,9 +193,10 @@ class BranchTreePane(QWidget):
         tree.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
         )
-        self.filter_mode = QComboBox()
-        self.filter_mode.addItems(list(FILTER_MODES))
+        self.filter_mode = FilterModeBox()
+        self.filter_mode.setToolTip("Which entries the tree shows; the current leaf is always shown")
         self.jump_button = QPushButton("Jump to leaf")
+        self.jump_button.setToolTip("Select the session's current leaf (Ctrl+L)")
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Show:"))
         controls.addWidget(self.filter_mode, 1)

@@ -1,8 +1,9 @@
 """Full-text search over the catalogue: a query box and the list of hits.
 
-The panel only shows things: the window runs the search in a worker and hands the hits to
-:meth:`SearchPanel.set_hits`. Pressing Enter emits :attr:`SearchPanel.search_requested`; activating a
-hit emits :attr:`SearchPanel.hit_activated` with the core ``Hit``.
+The panel only shows things: the catalogue controller runs the search in a worker and hands the hits to
+:meth:`SearchPanel.set_hits` (or a sentence to :meth:`SearchPanel.show_message`). Pressing Enter emits
+:attr:`SearchPanel.search_requested`; a click, or Enter on a hit, emits :attr:`SearchPanel.hit_activated`
+with the core ``Hit``.
 """
 
 from __future__ import annotations
@@ -11,13 +12,24 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QResizeEvent, QTextDocument
+from PySide6.QtWidgets import (
+    QApplication,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     from core.catalogue import Hit
 
-__all__ = ["HIT_ROLE", "HTML_ROLE", "SearchPanel", "highlight"]
+__all__ = ["HIT_ROLE", "HTML_ROLE", "HitDelegate", "SearchPanel", "highlight", "hit_html"]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the core Hit of a row
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the rich text shown for a row
@@ -45,25 +57,107 @@ def highlight(snippet: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+class HitDelegate(QStyledItemDelegate):
+    """Two lines a hit: the session's title with the hit's date and role, then the snippet, matches bold.
+
+    Drawn as rich text (``HTML_ROLE``), one laid-out document per row kept until the rows change: a
+    hundred hits fit in the space two QLabel rows used to take.
+    """
+
+    LINES = 2
+
+    def __init__(self, view: QListWidget) -> None:
+        super().__init__(view)
+        self._docs: dict[tuple[int, int], QTextDocument] = {}
+
+    def clear(self) -> None:
+        """Forget laid-out rows (new hits, a new width or a new palette)."""
+        self._docs.clear()
+
+    def _doc(
+        self, index: QModelIndex | QPersistentModelIndex, width: int, palette: QPalette
+    ) -> QTextDocument:
+        key = (index.row(), width)
+        doc = self._docs.get(key)
+        if doc is None:
+            doc = QTextDocument()
+            doc.setDocumentMargin(3)
+            text = palette.color(QPalette.ColorRole.Text).name()
+            doc.setDefaultStyleSheet(f"body {{ color: {text}; }} .meta {{ color: {_muted(palette)}; }}")
+            doc.setHtml(f"<body>{index.data(HTML_ROLE) or ''}</body>")
+            doc.setTextWidth(width)
+            self._docs[key] = doc
+        return doc
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        if index.data(HIT_ROLE) is None:  # a message row (no hits, a query error): as tall as it needs
+            width = max(80, option.rect.width() or 300)
+            return QSize(width, int(self._doc(index, width, option.palette).size().height()))
+        height = option.fontMetrics.lineSpacing() * self.LINES + 8
+        return QSize(option.rect.width(), height)
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        self.initStyleOption(option, index)
+        style = option.widget.style() if option.widget is not None else QApplication.style()
+        option_text, option.text = option.text, ""
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        option.text = option_text
+        palette = QPalette(option.palette)
+        if option.state & QStyle.StateFlag.State_Selected:
+            palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.HighlightedText))
+        doc = self._doc(index, option.rect.width(), palette)
+        painter.save()
+        painter.translate(option.rect.topLeft())
+        painter.setClipRect(QRectF(0, 0, option.rect.width(), option.rect.height()))
+        doc.drawContents(painter)
+        painter.restore()
+
+
+def _muted(palette: QPalette) -> str:
+    """A secondary text colour between the text and the base colour."""
+    text, base = palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base)
+    return QColor(
+        (text.red() * 2 + base.red()) // 3,
+        (text.green() * 2 + base.green()) // 3,
+        (text.blue() * 2 + base.blue()) // 3,
+    ).name()
+
+
+def hit_html(title: str, hit: Hit) -> str:
+    """A hit's two lines as rich text: the title, date, role and branch, then the snippet (all escaped)."""
+    when = (hit.timestamp or "")[:16].replace("T", " ")
+    meta = " · ".join(html.escape(part) for part in (when, hit.role) if part)
+    mark = f' <i style="color:#b36b00">— {ABANDONED}</i>' if not hit.onCurrentBranch else ""
+    snippet = highlight(hit.snippet, hit.spans)  # rich text folds its line breaks into spaces
+    return f"<b>{html.escape(title)}</b> <span class='meta'>{meta}</span>{mark}<br>{snippet}"
+
+
 class SearchPanel(QWidget):
-    """A search box above the hits of the last search."""
+    """A search box above the hits of the last search: one click (or Enter) opens a hit."""
 
     search_requested = Signal(str)  # the query, on Enter
     hit_activated = Signal(object)  # the core Hit chosen
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.edit = QLineEdit(placeholderText='Search all sessions (words, "phrases", prefix*) — Enter')
+        self.edit = QLineEdit(placeholderText='Search all sessions: words, "phrases", prefix*, AND/OR/NOT')
         self.edit.setClearButtonEnabled(True)
+        self.edit.setToolTip("Full-text search over every session; Enter searches (Ctrl+Shift+F)")
         self.results = QListWidget()
-        self.results.setWordWrap(True)
         self.results.setAlternatingRowColors(True)
+        self.results.setUniformItemSizes(False)
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.delegate = HitDelegate(self.results)
+        self.results.setItemDelegate(self.delegate)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.edit)
         layout.addWidget(self.results, 1)
         self.edit.returnPressed.connect(self._on_return)
-        self.results.itemActivated.connect(self._on_item)
+        self.results.itemActivated.connect(self._on_item)  # Enter (and a double click)
+        self.results.itemClicked.connect(self._on_item)  # one click opens
 
     def hit_at(self, row: int) -> Hit | None:
         """The hit shown in ``row``."""
@@ -71,34 +165,46 @@ class SearchPanel(QWidget):
         return item.data(HIT_ROLE) if item is not None else None
 
     def clear_hits(self) -> None:
+        """Show nothing."""
+        self.delegate.clear()
         self.results.clear()
+
+    def show_message(self, sentence: str) -> None:
+        """Show one sentence instead of hits (a query the engine cannot take, nothing found)."""
+        self.clear_hits()
+        item = QListWidgetItem()
+        item.setData(HTML_ROLE, f"<i>{html.escape(sentence)}</i>")
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+        item.setToolTip(sentence)
+        self.results.addItem(item)
 
     def set_hits(self, hits: list[Hit], title_for: Callable[[Hit], str]) -> None:
         """Show ``hits``; ``title_for`` names the session of a hit."""
-        self.results.clear()
+        self.clear_hits()
         for hit in hits:
-            title = html.escape(title_for(hit))
-            mark = f' <i style="color:#b36b00">— {ABANDONED}</i>' if not hit.onCurrentBranch else ""
-            rich = f"<b>{title}</b>{mark}<br>{highlight(hit.snippet, hit.spans)}"
             item = QListWidgetItem()
             item.setData(HIT_ROLE, hit)
-            item.setData(HTML_ROLE, rich)
+            item.setData(HTML_ROLE, hit_html(title_for(hit), hit))
             item.setToolTip(hit.path)
-            label = QLabel(rich)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setWordWrap(True)
-            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-            label.setContentsMargins(4, 2, 4, 2)
             self.results.addItem(item)
-            item.setSizeHint(label.sizeHint())
-            self.results.setItemWidget(item, label)
+        if hits:
+            self.results.setCurrentRow(0)
 
     def activate(self, row: int) -> None:
-        """Choose the hit in ``row`` (as a double-click would)."""
+        """Choose the hit in ``row`` (as a click would)."""
         item = self.results.item(row)
         if item is not None:
             self.results.setCurrentItem(item)
             self._on_item(item)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self.delegate.clear()  # rows are laid out for a width
+        super().resizeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self.delegate.clear()  # the colours of the rows come from the palette
+        super().changeEvent(event)
 
     def _on_return(self) -> None:
         self.search_requested.emit(self.edit.text())

@@ -20,6 +20,7 @@ import pytest
 from core.export import ExportOptions, render_export
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
+from tests.conftest import SHARED
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
@@ -171,3 +172,29 @@ def test_branch_switching_search_filters_and_deep_links(browser: webdriver.Chrom
     target = browser.find_element(By.CSS_SELECTOR, "#messages .entry.target")
     assert target.get_attribute("id") == "e-e0000006"
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+MODERN = next((SHARED / "reference" / "samples-latest" / "pi-layout").rglob("*01a139df*.jsonl"))
+
+
+def test_pi_16_page_links_context_edits_and_folds_system_prompts(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    target = tmp_path / "modern.html"
+    target.write_bytes(render_export(load_session(MODERN, checksum=False), "html", whole_tree=True).data)
+    _open(browser, target, "#e-14fa9a09")
+    edit = browser.find_element(By.ID, "e-14fa9a09")
+    assert "Replaces the content of entry 9212b653" in edit.text
+    # The link inside the context edit goes to the entry it replaced (a tool result, shown in the message
+    # whose call it answers), and that one says a later edit replaced it.
+    edit.find_element(By.CSS_SELECTOR, 'a[href="#e-9212b653"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("#e-9212b653"))
+    shown = browser.find_element(By.CSS_SELECTOR, "#messages .entry.target")
+    assert shown.get_attribute("id") == "e-079d116a"
+    assert "Edited in the context later: entry 14fa9a09 replaced its content" in shown.text
+    # System prompts are folded; hiding thinking leaves them in view.
+    system = browser.find_elements(By.CSS_SELECTOR, "#messages details.system")
+    assert system and all(d.get_attribute("open") is None for d in system)
+    browser.find_element(By.CSS_SELECTOR, "#checks input[value=thinking]").click()
+    assert system[0].is_displayed()
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

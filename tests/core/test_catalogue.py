@@ -944,7 +944,7 @@ def test_a_missing_text_or_a_dead_worker_means_reading_in_process(
 
 
 @pytest.mark.parametrize(
-    "query", ['"unbalanced', "AND", "foo:bar", "(", "NOT", "OR", "cache AND", "*", "NEAR(", ")", "a.b", "x-y"]
+    "query", ['"unbalanced', "AND", "(", "NOT", "OR", "cache AND", "*", ")", "NOT cache", "(cache"]
 )
 def test_invalid_queries_raise_one_clear_sentence(
     cat: Catalogue, corpus: dict[str, Path], query: str
@@ -959,7 +959,7 @@ def test_invalid_queries_raise_one_clear_sentence(
     assert ". " not in rest  # one sentence
     for jargon in ("fts5", "sqlite", "syntax error", "no such column", "unknown special query"):
         assert jargon not in message.lower()
-    assert "quotes" in message
+    assert '"exact phrases"' in message
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t"])
@@ -976,9 +976,57 @@ def test_query_error_explains_the_problem(cat: Catalogue, corpus: dict[str, Path
 
     assert "quote" in why('"unbalanced')
     assert "AND" in why("AND")
-    assert '"foo:bar"' in why("foo:bar")
-    assert '"x-y"' in why("x-y")
-    assert "*" in why("*")
+    assert "no letters or digits" in why("*") and "no letters or digits" in why("--")
+
+
+@pytest.mark.parametrize(
+    ("query", "means"),
+    [
+        ("LoginForm.tsx", '"LoginForm.tsx"'),
+        ("foo(bar)", '"foo(bar)"'),
+        ("user@host", '"user@host"'),
+        ("--force", '"--force"'),
+        ("a.b x-y foo:bar NEAR(", '"a.b" "x-y" "foo:bar" "NEAR("'),
+        ('say "it\'s done"', '"say" "it\'s done"'),
+        ("cach* OR redis", '"cach"* OR "redis"'),
+        ("(redis OR eviction) AND cache", '( "redis" OR "eviction" ) AND "cache"'),
+        ("((a OR b)) c)", '( ( "a" OR "b" ) ) "c)"'),
+    ],
+)
+def test_plain_text_is_searched_for_as_written(query: str, means: str) -> None:
+    from core.catalogue.query import to_fts
+
+    assert to_fts(query) == means
+
+
+def test_punctuated_words_find_what_they_say(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    texts = {
+        "u1": "The bug is in LoginForm.tsx, line 12",
+        "u2": "call foo(bar) twice",
+        "u3": "ssh user@host and run git push --force",
+        "u4": "login form in a tsx file",  # the same tokens, not side by side: no hit for LoginForm.tsx
+    }
+    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-02-01T00:00:00Z", "cwd": "/p"}]
+    parent = None
+    for entry_id, text in texts.items():
+        lines.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": "2026-02-01T00:00:01Z",
+                "message": {"role": "user", "content": text, "timestamp": 1},
+            }
+        )
+        parent = entry_id
+    (root / "s1.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    catalogue = Catalogue(tmp_path / "catalogue")
+    catalogue.refresh([root])
+    found = {q: ids(catalogue.search(q)) for q in ("LoginForm.tsx", "foo(bar)", "user@host", "--force")}
+    catalogue.close()
+    assert found == {"LoginForm.tsx": {"u1"}, "foo(bar)": {"u2"}, "user@host": {"u3"}, "--force": {"u3"}}
 
 
 # ---------------------------------------------------------------------------- snippets
@@ -1427,7 +1475,7 @@ def test_cli_search_json_and_errors(tmp_path: Path) -> None:
     want = [(h.path, h.entryId, h.onCurrentBranch) for h in catalogue.search("redis")]
     catalogue.close()
     assert [(h["path"], h["entryId"], h["onCurrentBranch"]) for h in out["hits"]] == want
-    for query in ('"unbalanced', "foo:bar"):
+    for query in ('"unbalanced', "NOT redis"):
         bad = cli("search", query, "--no-refresh", catalogue=tmp_path)
         assert bad.returncode == 1
         assert "Traceback" not in bad.stderr
@@ -1477,3 +1525,27 @@ def test_cli_list_falls_back_when_the_catalogue_is_unusable(tmp_path: Path) -> N
     assert "Reading the session files directly instead." in warning
     assert result.stdout == cli("list", PI, "--json", "--no-catalogue", catalogue=tmp_path / "unused").stdout
     assert len(json.loads(result.stdout)) == 9
+
+
+def test_cli_search_is_scoped_to_its_roots_and_counts_a_file_once(tmp_path: Path) -> None:
+    source = SAMPLES / "pi-layout" / "sessions"
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.copytree(source, first)
+    shutil.copytree(source, second)
+    (tmp_path / "again").symlink_to(first)  # the same files through another path
+    catalogue_dir = tmp_path / "catalogue"
+    assert cli("index", first, second, tmp_path / "again", catalogue=catalogue_dir).returncode == 0
+
+    def hit_paths(*roots: Path) -> list[str]:
+        result = cli("search", "redis", *roots, "--json", "--no-refresh", catalogue=catalogue_dir)
+        assert result.returncode == 0, result.stderr
+        return [h["path"] for h in orjson.loads(result.stdout)["hits"]]
+
+    only_first = hit_paths(first)
+    assert only_first and all(p.startswith(str(first)) for p in only_first)
+    both = hit_paths(first, second)
+    assert len(both) == 2 * len(only_first)
+    through_link = hit_paths(first, tmp_path / "again")
+    assert sorted(os.path.realpath(p) for p in through_link) == sorted(
+        os.path.realpath(p) for p in only_first
+    )

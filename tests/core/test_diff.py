@@ -570,3 +570,34 @@ def test_repeated_and_unrelated_messages_align_without_quadratic_work() -> None:
     assert sum(1 for r in rows if r.left) == 5000 and sum(1 for r in rows if r.right) == 5000
     assert all(r.left.role == r.right.role for r in rows if r.kind == CHANGED)
     assert matching_blocks([1, 2, 3, 2, 1], [2, 1, 2, 3, 9])[-1] == (5, 5, 0)
+
+
+def test_usage_records_context_edits_and_system_messages_are_diff_records(tmp_path: Path) -> None:
+    from core.diff.messages import messages
+    from tests.core.current_entries import SECTION_TEXT, SYSTEM_TEXT, write_current_session
+
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    path = [e for e in session.path_to(session.leaf_id) if e.kind in ("usage", "context_edit", "message")]
+    records = {m.entry_id: m for m in messages(session, path)}
+    usage = records["use1"]
+    assert (usage.role, usage.text, usage.model) == (
+        "usage",
+        "cache_warm · keep the prompt cache warm",
+        "openai/gpt-5",
+    )
+    assert (usage.tokens, round(usage.cost, 6)) == (34716, 0.035868)
+    assert records["edit1"].text == "replaces res1: [elided parser listing]"
+    assert records["edit2"].text == "drops user1"
+    system = records["sys1"]
+    assert system.role == "system" and SYSTEM_TEXT in system.text
+    assert f"[repo-rules] {SECTION_TEXT}" in system.text and "[old-rules] (removed)" in system.text
+
+
+def test_a_context_edit_on_one_branch_is_a_row_of_the_diff() -> None:
+    from tests.core.test_export_markdown import MODERN
+
+    session = load_session(MODERN, checksum=False)
+    diff = diff_paths(session, "e27aea1c", session.leaf_id)
+    first = diff.rows[0]
+    assert first.kind == DELETED and first.left is not None
+    assert (first.left.role, first.left.text) == ("context_edit", "drops 8342e75a")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.export import ExportOptions
+from core.export import ExportOptions, render_export
 from core.export.cmark import markdown_to_html
 from core.export.html import session_to_html
 from core.export.island import json_for_script
@@ -22,7 +22,9 @@ from core.export.page import assets
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES
-from tests.core.test_export_markdown import _scenario, check_golden
+from tests.core.current_entries import write_current_session
+from tests.core.test_export_markdown import MODERN, _scenario, check_golden
+from tests.core.test_render import chain, message, write
 
 DEMO_FILES = sorted(DEMO.glob("*.jsonl"))
 
@@ -107,6 +109,11 @@ def test_sample_sessions_match_golden_html(path: Path) -> None:
         return
     page = session_to_html(session, whole_tree=True).text
     check_golden(f"sample-{_scenario(path)}.tree.html", _golden_page(page))
+
+
+def test_modern_sample_matches_golden_html() -> None:
+    session = load_session(MODERN, checksum=False)
+    check_golden("latest-modern.tree.html", _golden_page(session_to_html(session, whole_tree=True).text))
 
 
 @pytest.mark.parametrize(
@@ -241,3 +248,39 @@ def test_rendering_markdown_again_and_again_does_not_grow_memory() -> None:
     for _ in range(15):
         assert markdown_to_html(text) == expected
     assert resident_mb() - before < 60  # leaking, it grew about 300 MB
+
+
+def test_redacted_page_counts_each_secret_once(tmp_path: Path) -> None:
+    # A key in a tool output and one in a label: the page shows each in an entry and in its sidebar
+    # row, and once counted them for both (one AWS key reported as two).
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "env"}}
+    rows = [
+        message("user", content="print the environment"),
+        message("assistant", content=[call]),
+        message("toolResult", toolCallId="c1", toolName="bash", content="AWS=AKIAIOSFODNN7EXAMPLQ"),
+        message("assistant", content=[{"type": "text", "text": "done"}]),
+        {"type": "label", "targetId": "e4", "label": "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"},
+    ]
+    path = write(tmp_path / "s.jsonl", chain(rows))
+    session = load_session(path)
+    markdown = render_export(session, "md", ExportOptions(redact=True))
+    page = render_export(session, "html", ExportOptions(redact=True))
+    assert page.counts == markdown.counts  # the page counts what the Markdown of the same entries counts
+    assert page.counts["aws-key"] == 1 and page.counts["github-token"] >= 1
+    text = page.data.decode()
+    assert "AKIAIOSFODNN7EXAMPLQ" not in text and "ghp_A1b2" not in text
+    assert text.count("[REDACTED:aws-key]") >= 2  # the entry and its sidebar row both show the marker
+
+
+def test_current_entries_on_the_page_link_and_fold(tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    data = _data(_parse(session_to_html(session, whole_tree=True).text))
+    by_id = {node[4]: (node, fragment) for node, fragment in zip(data["n"], data["h"], strict=True)}
+    edit = by_id["edit1"][1]
+    assert 'entry <a href="#e-res1"><code>res1</code></a> in what the model sees' in edit
+    # The system prompt is folded away (a closed <details>, not hidden with thinking), unknown JSON too.
+    system = by_id["sys1"][1]
+    assert '<details class="system"><summary>System prompt (47 characters)</summary>' in system
+    assert by_id["sys1"][0][1] == "summary" and by_id["edit1"][0][1] == "summary"
+    assert by_id["use1"][0][2] == "[usage: cache_warm · gpt-5 · $0.0359]"
+    assert 'href="#e-edit2"' in by_id["user1"][1]  # the target says a later edit dropped it

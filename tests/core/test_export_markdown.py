@@ -19,13 +19,17 @@ from core.export.common import ExportOptions, fence
 from core.export.markdown import entry_to_markdown, session_to_markdown
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
-from tests.conftest import CORPUS, DEMO, SAMPLES, shallow_stack
+from tests.conftest import CORPUS, DEMO, SAMPLES, SHARED, shallow_stack
+from tests.core.current_entries import write_current_session
+from tests.core.test_render import chain, write
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
 UPDATE = bool(os.environ.get("PRIME_UPDATE_GOLDEN"))
 DEMO_FILES = sorted(DEMO.glob("*.jsonl"))
 SAMPLE_FILES = sorted(SAMPLES.rglob("*.jsonl"))
 CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl"))
+# pi 1.6's sample that uses every new entry type (system messages, usage records, context edits...).
+MODERN = next((SHARED / "reference" / "samples-latest" / "pi-layout").rglob("*01a139df*.jsonl"))
 
 
 def check_golden(name: str, text: str) -> None:
@@ -55,6 +59,12 @@ def test_demo_sessions_match_golden_markdown(path: Path) -> None:
 def test_sample_sessions_match_golden_markdown(path: Path) -> None:
     session = load_session(path, checksum=False)
     check_golden(f"sample-{_scenario(path)}.tree.md", session_to_markdown(session, whole_tree=True).text)
+
+
+def test_modern_sample_matches_golden_markdown() -> None:
+    session = load_session(MODERN, checksum=False)
+    check_golden("latest-modern.tree.md", session_to_markdown(session, whole_tree=True).text)
+    check_golden("latest-modern.leaf.md", session_to_markdown(session).text)
 
 
 @pytest.mark.parametrize("path", DEMO_FILES + SAMPLE_FILES + CORPUS_FILES, ids=lambda p: p.stem[-12:])
@@ -179,3 +189,75 @@ def test_a_long_chain_exports_without_recursion(tmp_path: Path) -> None:
     with shallow_stack():
         text = session_to_markdown(session, whole_tree=True).text
     assert text.count("### ") == 3000
+
+
+def test_settings_changes_keep_the_space_before_their_value(tmp_path: Path) -> None:
+    rows = [
+        {"type": "model_change", "provider": "anthropic", "modelId": "claude-opus-4-5"},
+        {"type": "thinking_level_change", "thinkingLevel": "high"},
+        {"type": "service_tier_change", "serviceTier": "priority"},
+    ]
+    path = write(tmp_path / "s.jsonl", chain(rows))
+    text = session_to_markdown(load_session(path)).text
+    assert "*Switched to model `anthropic/claude-opus-4-5`*" in text
+    assert "*Thinking level: `high`*" in text
+    assert "*Service tier: `priority`*" in text
+
+
+def test_tree_export_of_a_session_without_branches_has_no_branch_notes(tmp_path: Path) -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.py"}}
+    call2 = {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "b.py"}}
+    result = {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": "x", "isError": False}
+    result2 = {**result, "toolCallId": "c2"}
+    rows = [
+        {"type": "message", "message": {"role": "user", "content": "look"}},
+        {"type": "message", "message": {"role": "assistant", "content": [call, call2]}},
+        {"type": "message", "message": result},
+        {"type": "message", "message": result2},
+        {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]}},
+        {"type": "message", "message": {"role": "user", "content": "thanks"}},
+    ]
+    session = load_session(write(tmp_path / "s.jsonl", chain(rows)))
+    assert len(session.tree.roots) == 1 and all(
+        len(session.tree.children_of(e.id)) <= 1 for e in session.entries
+    )
+    text = session_to_markdown(session, whole_tree=True).text
+    assert "Another branch" not in text and "Another root" not in text
+    assert text.count("**Tool call: read**") == 2 and "done" in text and "thanks" in text
+
+
+def test_every_current_entry_type_has_its_place_in_the_markdown(tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    text = session_to_markdown(session).text
+    for line in (
+        "| Git | branch main · commit 141986b61970 · https://github.com/acme/proj.git |",
+        "*Switched to model `openrouter/qwen3-coder`*",
+        "### System message · 2 sections · 1 tool added · 1 tool removed",
+        "> *System prompt (47 characters)*",
+        "> **Section old-rules**",
+        "*Edited in the context later: entry `edit2` dropped it from what the model sees*",
+        "### Assistant · openai/gpt-5 · answered by gpt-5-2026-08-01 · thinking high · took 4.2 s",
+        "*took 1.2 s · tool usage 200 in · 10 out · $0.0010 · 2 nested calls (record incomplete)*",
+        "- bash · error · arguments (90,000 bytes) not kept · exit 2: boom",
+        "*Edited in the context later: entry `edit1` replaced its content in what the model sees*",
+        "**Arguments not valid JSON:** not JSON: {cmd",
+        "*Usage includes 1 child run (spawn task): 1.0k in · 100 out · $0.2500; with them the message used",
+        "*Child run usage added to `asst1`: spawn task · child 1.0k in · 100 out · $0.2500",
+        "*Usage record: cache\\_warm · openai/gpt-5 · 3.5k in · 120 out (40 reasoning)",
+        "entry `res1` in what the model sees from here on with:\n\n[elided parser listing]",
+        "Drops entry `user1` from what the model sees from here on.",
+        "*Deferred: the provider returns this reply later",
+        "*Session state: `archived`*",
+        "*Agent status (needs input · after 6 messages): Waiting for the parser review.*",
+        "*Git: branch fix-parser · commit 0123456789ab*",
+        "### Compaction · from 61,234 tokens · summarised for 3.5k in",
+        "*Keeps no earlier message",
+        "> *System message at the compaction (47 characters)*",
+        "### Branch summary · summarised for 3.5k in",
+        "*Pending: the reply had not arrived when this was written.*",
+    ):
+        assert line in text, line
+    # Usage records are bookkeeping: left out with it; context edits and system messages stay.
+    lean = session_to_markdown(session, ExportOptions(bookkeeping=False)).text
+    assert "Usage record" not in lean and "Session state" not in lean
+    assert "### Context edit" in lean and "### System message" in lean

@@ -381,6 +381,13 @@ def test_unknown_types_render_generically(tmp_path: Path) -> None:
     session = load_session(write(tmp_path / "s.jsonl", rows))
     html = render_all(session)
     assert "<b>[future_thing]</b>" in html
+    assert "An entry of a type this app does not know" in html
+    assert "alert(1)" not in html  # the JSON is folded away until asked for
+    assert f'href="action:toggle/{block_key("e1", "json")}"' in html
+    assert_safe(html)
+    html = render_all(
+        session, RenderOptions(expanded=frozenset({block_key("e1", "json"), block_key("e2", "json")}))
+    )
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "more characters)" in html  # the raw JSON is truncated
     assert len(html) < 20_000

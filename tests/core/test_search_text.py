@@ -174,3 +174,29 @@ def test_every_sample_message_with_text_gives_a_doc_of_its_role() -> None:
             if doc is not None:
                 assert doc.role == (entry.role or entry.kind)
                 assert doc.ts_ms is not None
+
+
+def test_current_entries_that_hold_words_are_indexed(tmp_path) -> None:
+    from core.session import load_session
+    from tests.core.current_entries import SECTION_TEXT, SYSTEM_TEXT, write_current_session
+
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    docs = {
+        e.id: entry_doc(e, body)
+        for e, body in zip(session.entries, session.bodies(session.entries), strict=True)
+    }
+    system = docs["sys1"]
+    assert system is not None and system.role == "system"
+    assert (
+        SYSTEM_TEXT in system.text
+        and SECTION_TEXT in system.text
+        and "Run a script that calls tools." in system.text
+    )
+    assert (docs["edit1"].text, docs["edit1"].role) == ("[elided parser listing]", "context_edit")
+    assert docs["edit2"] is None  # a drop holds no words
+    assert docs["use1"].text == "keep the prompt cache warm"
+    assert docs["status1"].text == "Waiting for the parser review."
+    assert docs["git1"].text == "fix-parser"
+    assert "Keep the file names." in docs["comp1"].text
+    for bookkeeping in ("model1", "child1", "state1"):
+        assert docs[bookkeeping] is None

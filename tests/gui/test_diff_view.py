@@ -266,3 +266,33 @@ def test_two_selected_sessions_in_the_list(qtbot, window: MainWindow, sessions: 
     qtbot.addWidget(view)
     assert {view.diff.left.file, view.diff.right.file} == {str(sessions / LINEAR), str(sessions / FORK)}
     view.close()
+
+
+# ---------------------------------------------------------------------------- the window's conventions
+def test_the_diff_window_has_menus_closes_with_escape_and_ctrl_w_and_keeps_its_size(
+    qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from gui.settings import remember_export_folder
+
+    diff = constructed_diff(tmp_path)
+    view = diff_window(qtbot, diff)
+    menus = [a.text() for a in view.menuBar().actions()]
+    assert menus == ["&File", "&View", "&Go"]
+    assert [k.toString() for k in view.close_action.shortcuts()] == ["Ctrl+W", "Esc"]
+    view.resize(700, 480)
+    view.close_action.trigger()
+    assert not view.isVisible()
+    again = diff_window(qtbot, diff)
+    assert (again.width(), again.height()) == (700, 480)  # remembered
+    # The export proposes the folder of the last export, whatever session the diff is of.
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    remember_export_folder(str(exports))
+    proposed: list[str] = []
+    monkeypatch.setattr(
+        QFileDialog, "getSaveFileName", lambda _p, _t, start, _f: (proposed.append(start), ("", ""))[1]
+    )
+    again.export_action.trigger()
+    assert Path(proposed[0]).parent == exports

@@ -15,7 +15,7 @@ import orjson
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QInputDialog, QLineEdit, QMenu, QMessageBox
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QLineEdit, QMenu, QMessageBox
 
 import gui.controllers.editing as editing_module
 from core import load_session
@@ -69,12 +69,12 @@ def reference(oracle_dir: Path, file: Path) -> dict:
 
 
 def answer_dialog(monkeypatch: pytest.MonkeyPatch, text: str, asked: list[str] | None = None) -> None:
-    def get_text(_parent, _title, label, _mode, current, *_args):
+    def get_text(_parent, _title, _label, current):
         if asked is not None:
             asked.append(current)
         return text, True
 
-    monkeypatch.setattr(QInputDialog, "getText", get_text)
+    monkeypatch.setattr(editing_module, "ask_text", get_text)
 
 
 def type_into_editor(qtbot, view, index, text: str) -> None:
@@ -181,7 +181,7 @@ def test_rename_inline_in_the_list_and_undo(
         window.proxy.data(window.proxy.index(row_of(window, file), SessionColumn.TITLE))
         == "Renamed in the list"
     )
-    window.editing.undo_stack.undo()
+    window.editing.stack_for(str(file)).undo()  # that session's stack, open or not
     assert reference(oracle_dir, file)["sessionName"] is None
     assert lines_of(file)[-1]["name"] == ""
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
@@ -546,3 +546,16 @@ def test_a_full_disk_is_one_sentence_and_nothing_changes(
     assert messages == [failed.args[0]]
     assert file.read_bytes() == before and sorted(os.listdir(full_disk)) == listing  # no temporary file left
     assert window.opened.session.path == str(file) and window.isVisible()
+
+
+def test_the_label_and_rename_prompts_show_the_current_value_selected(qtbot) -> None:
+    from gui.widgets.text_prompt import text_prompt
+
+    dialog = text_prompt(None, "Rename Session", "Session name (empty clears it):", "Fix double submit")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    edit = dialog.findChild(QLineEdit)
+    qtbot.waitUntil(edit.hasSelectedText, timeout=TIMEOUT)
+    assert edit.text() == "Fix double submit" and edit.selectedText() == "Fix double submit"
+    title_width = dialog.fontMetrics().horizontalAdvance("Rename Session")
+    assert dialog.width() >= 2 * title_width  # the title bar has room for the title and its buttons

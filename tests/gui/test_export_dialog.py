@@ -194,3 +194,42 @@ def test_menu_shortcut_and_tree_context_entry(qtbot, sessions: Path, tmp_path: P
         and dialog.selected_id == window.tree_model.entry_for_index(index).id
     )
     dialog.reject()
+
+
+def test_the_dialog_proposes_the_title_and_remembers_the_last_export(
+    qtbot, runner: TaskRunner, tmp_path: Path
+) -> None:
+    from tests.conftest import DEMO
+
+    linear = DEMO / "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
+    dialog = _dialog(qtbot, linear, runner)
+    assert Path(dialog.target_edit.text()).name == "fix-double-submit-on-login-form.md"
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("html"))
+    dialog.tree_radio.setChecked(True)
+    dialog.thinking_check.setChecked(False)
+    dialog.redact_check.setChecked(True)
+    dialog.literals_edit.setPlainText("Bluebird")
+    dialog.target_edit.setText(str(folder / "mine.html"))
+    with qtbot.waitSignal(dialog.exported, timeout=TIMEOUT):
+        dialog.export_button.click()
+    again = _dialog(qtbot, linear, runner)
+    assert again.fmt == "html" and again.tree_radio.isChecked()
+    assert not again.thinking_check.isChecked() and again.redact_check.isChecked()
+    assert again.literals_edit.toPlainText() == ""  # what to hide is never stored
+    assert again.target_edit.text() == str(folder / "fix-double-submit-on-login-form.html")
+    chosen = _dialog(qtbot, linear, runner, selected="acf526b8")
+    assert chosen.tree_radio.isChecked()  # the last scope, unless the export starts from an entry
+    from_entry = ExportDialog(load_session(linear), runner, "acf526b8", start_from_selected=True)
+    qtbot.addWidget(from_entry)
+    assert from_entry.selected_radio.isChecked()
+
+
+def test_file_stems_from_titles() -> None:
+    from gui.widgets.export_dialog import file_stem
+
+    assert file_stem("Fix double submit on login form", "x") == "fix-double-submit-on-login-form"
+    assert file_stem("Résumé: /etc/passwd && rm -rf ~", "x") == "résumé-etc-passwd-rm-rf"
+    assert file_stem("???", "019cadd3") == "019cadd3"
+    assert len(file_stem("word " * 40, "x")) <= 60

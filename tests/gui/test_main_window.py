@@ -21,7 +21,6 @@ from gui.models.roles import Role
 from gui.models.session_list_model import SessionColumn
 from gui.settings import APPLICATION, ORGANIZATION
 from gui.workers import TaskContext
-from tests.conftest import DEMO
 from tests.gui.windows import TIMEOUT, make_window
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
@@ -92,7 +91,7 @@ def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow,
     assert not view.expanded
     assert "▾ Thinking" not in view.toPlainText()
 
-    window.filter_mode.setCurrentText("user")
+    window.filter_mode.set_mode("user")
     assert window.tree_model.filter_mode == "user"
     assert window.tree.currentIndex().isValid()
     window.jump_button.click()
@@ -255,7 +254,8 @@ def test_latest_request_wins(qtbot, window: MainWindow) -> None:
     assert isinstance(failures[0], ZeroDivisionError)  # the exception itself, for gui.errors.user_sentence
 
 
-def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Path) -> None:
+def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the demo link copies the demo there
     empty = tmp_path / "no-sessions"
     window = make_window(qtbot, [empty], tmp_path / "catalogue")
     assert window.list_model.rowCount() == 0
@@ -269,7 +269,7 @@ def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Pa
     qtbot.waitUntil(
         lambda: not window.catalogue.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT
     )
-    assert window.catalogue.roots == [DEMO]
+    assert window.catalogue.roots == [tmp_path / "data" / "prime-sessions" / "demo"]  # the user's copy
 
 
 def test_default_roots_are_shown_when_none_are_given(qtbot, tmp_path: Path, monkeypatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import os
 import subprocess
 import sys
 
@@ -12,10 +13,10 @@ from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
 from core import load_session, summarize
-from core.formatting import dollars, whole_tokens
+from core.formatting import dollars, one_line, whole_tokens
 from core.session import SessionSummary
 from gui.models import COLUMNS, Role, SessionColumn, SessionFilterProxy, SessionListModel
-from gui.models.session_list_model import format_modified, one_line
+from gui.models.session_list_model import format_modified
 from tests.conftest import DEMO, REPO, SAMPLES
 
 PI_SESSIONS = SAMPLES / "pi-layout" / "sessions"
@@ -440,6 +441,37 @@ def test_forks_can_be_threaded_under_their_parent(qtmodeltester, qtbot, summarie
     assert proxy.index(3, SessionColumn.TITLE).data() == "child"
 
 
+def test_forks_whose_recorded_parent_path_is_not_here_are_threaded_by_name_or_id(qtbot, summaries):
+    """A history synced from another machine: parentSession names a home folder that does not exist here."""
+    base = summaries[0]
+
+    def make(path: str, session_id: str, parent: str | None) -> SessionSummary:
+        return dataclasses.replace(base, path=path, id=session_id, parentSessionPath=parent, name=path)
+
+    parent = make("/here/--p--/2026-01-01T00-00-00-000Z_019a-parent.jsonl", "019a-parent", None)
+    by_name = make(
+        "/here/--p--/fork-a.jsonl",
+        "019a-fork-a",
+        "/Users/me/.pi/agent/sessions/--p--/" + os.path.basename(parent.path),
+    )
+    by_id = make(
+        "/here/flat/fork-b.jsonl", "019a-fork-b", "C:\\Users\\me\\.prime\\agent\\sessions\\019a-parent.jsonl"
+    )
+    twin_a = make("/here/x/twin.jsonl", "019a-twin-1", None)
+    twin_b = make("/here/y/twin.jsonl", "019a-twin-2", None)
+    unsure = make("/here/z/fork-c.jsonl", "019a-fork-c", "/elsewhere/twin.jsonl")  # two listed twins
+    model = SessionListModel([parent, by_name, by_id, twin_a, twin_b, unsure])
+    model.sort(SessionColumn.TITLE, Qt.SortOrder.AscendingOrder)
+    model.set_threaded(True)
+    assert model.depth(model.row_of(by_name.path)) == 1
+    assert model.depth(model.row_of(by_id.path)) == 1
+    assert model.depth(model.row_of(unsure.path)) == 0  # ambiguous: not guessed
+    rows = [model.summary_at(r).path for r in range(model.rowCount())]
+    assert rows.index(parent.path) < rows.index(by_name.path) and rows.index(parent.path) < rows.index(
+        by_id.path
+    )
+
+
 def test_a_cycle_of_parent_sessions_does_not_hang(qtbot, summaries):
     base = summaries[0]
     a = dataclasses.replace(base, path="/s/a.jsonl", parentSessionPath="/s/b.jsonl", name="a")
@@ -554,6 +586,7 @@ def test_gui_models_import_no_core_io_modules():
         "core.formatting",
         "core.lazy",
         "core.session",
+        "core.session.lineage",
         "core.session.summary",
         "core.timefmt",
     }

@@ -14,6 +14,7 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QGuiApplication
 
 import gui.app
+from core.session import load_session
 from gui.app import ICON_SIZES, app_icon, main
 from tests.conftest import DEMO, REPO
 
@@ -159,3 +160,79 @@ def test_without_a_display_the_window_says_so_in_one_sentence(tmp_path) -> None:
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "no display to open the window on" in lines[0], proc.stderr
+
+
+# ---------------------------------------------------------------------------- --scripted-check
+SCRIPTED = "prime-sessions: scripted check failed: "
+
+
+def _scripted_sentence(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(SCRIPTED) and lines[0].endswith("."), err
+    return lines[0].removeprefix(SCRIPTED)
+
+
+def test_the_scripted_check_diffs_two_leaves_and_exports_html_and_pdf_through_the_dialog(
+    qapp, capsys, tmp_path: Path, _private_catalogue: Path, _private_settings: Path
+) -> None:
+    from pypdf import PdfReader
+
+    before = _digests(DEMO)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["--scripted-check", str(out)]) == 0
+    printed, err = capsys.readouterr()
+    assert err == ""
+    assert printed.startswith("Scripted check passed: 7 sessions listed, "), printed
+    assert " compared (" in printed and " diff rows)" in printed, printed
+    html, pdf = sorted(out.iterdir())  # the two exports of one session, and nothing else
+    assert (html.suffix, pdf.suffix, html.stem) == (".html", ".pdf", pdf.stem)
+    assert f"{html.name} exported" in printed and f"{pdf.name} exported" in printed
+    assert html.read_bytes().startswith(b"<!DOCTYPE html>")
+    assert len(PdfReader(pdf).pages) >= 1
+    session = load_session(DEMO / f"{html.stem}.jsonl")
+    leaves = [e.id for e in session.entries if not session.tree.children_of(e.id) and e.kind == "message"]
+    assert len(leaves) >= 2 and f"leaves {leaves[0]} and {leaves[1]} compared" in printed
+    assert _files_under(_private_catalogue) == [] and _files_under(_private_settings) == []
+    assert _digests(DEMO) == before
+
+
+def test_a_failed_export_ends_the_scripted_check_in_one_sentence(
+    qapp, capsys, tmp_path: Path, monkeypatch
+) -> None:
+    import gui.widgets.export_dialog as export_dialog
+
+    def broken(*_args: object) -> None:
+        raise ModuleNotFoundError("No module named '_cffi_backend'")
+
+    monkeypatch.setattr(export_dialog, "run_export", broken)
+    assert main(["--scripted-check", str(tmp_path)]) == 1  # the message box is closed, not waited for
+    sentence = _scripted_sentence(capsys.readouterr().err)
+    assert sentence.startswith("The HTML export failed: ") and "_cffi_backend" in sentence, sentence
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_scripted_check_needs_every_image_format(qapp, capsys, tmp_path: Path, monkeypatch) -> None:
+    formats = [f for f in gui.app.QImageReader.supportedImageFormats() if bytes(f) not in (b"webp", b"gif")]
+    monkeypatch.setattr(gui.app.QImageReader, "supportedImageFormats", lambda: formats)
+    assert main(["--scripted-check", str(tmp_path)]) == 1
+    assert _scripted_sentence(capsys.readouterr().err) == "Qt cannot read gif, webp images (no plugin)."
+
+
+def test_the_scripted_check_needs_a_session_with_branches(
+    qapp, capsys, tmp_path: Path, sessions: Path
+) -> None:
+    linear = sessions / "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
+    assert main([str(linear), "--scripted-check", str(tmp_path)]) == 1
+    assert _scripted_sentence(capsys.readouterr().err) == f"{linear} has fewer than two leaves to compare."
+    only = tmp_path / "linear-only"
+    only.mkdir()
+    (only / linear.name).write_bytes(linear.read_bytes())
+    assert main([str(only), "--scripted-check", str(tmp_path)]) == 1
+    assert _scripted_sentence(capsys.readouterr().err) == "No session in the list has two leaves to compare."
+
+
+def test_the_scripted_check_writes_only_into_an_existing_folder(qapp, capsys, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    assert main(["--scripted-check", str(missing)]) == 1
+    assert _scripted_sentence(capsys.readouterr().err) == f"{missing} is not a folder to export into."

@@ -85,7 +85,7 @@ def test_a_diagnostic_reveals_an_entry_hidden_by_the_filter(
     shutil.copy2(sessions / LINEAR, damaged)
     damage(damaged)
     open_session(qtbot, window, damaged)
-    window.filter_mode.setCurrentText("labeled")
+    window.filter_mode.set_mode("labeled")
     assert not window.tree_model.index_for_entry(ORPHAN_ID).isValid()
     window.diagnostics_panel.table.cellDoubleClicked.emit(1, 0)
     assert window.tree_model.filter_mode == "all"
@@ -169,7 +169,7 @@ def test_a_hit_on_an_abandoned_branch_is_marked_and_revealed(
         if panel.hit_at(r).onCurrentBranch
     )
     open_session(qtbot, window, Path(hit.path))
-    window.filter_mode.setCurrentText("user")
+    window.filter_mode.set_mode("user")
     assert not window.tree_model.index_for_entry(hit.entryId).isValid()
     panel.activate(row)  # the session is already open: the entry is selected at once
     assert window.tree_model.filter_mode == "all"
@@ -182,9 +182,35 @@ def test_an_invalid_query_says_why(qtbot, window: MainWindow) -> None:
     assert search(qtbot, window, '"unbalanced') == -1
     message = window.statusBar().currentMessage()
     assert message and "QueryError" not in message and "\n" not in message
-    assert window.search_panel.results.count() == 0
+    panel = window.search_panel  # the whole sentence is in the results pane, where the hits were
+    assert panel.results.count() == 1 and panel.hit_at(0) is None
+    assert panel.results.item(0).toolTip() == message
     assert search(qtbot, window, "   ") == -1
     assert window.statusBar().currentMessage() == "The search is empty; type one or more words."
+
+
+def test_hits_are_compact_rows_and_one_click_opens(qtbot, window: MainWindow) -> None:
+    from PySide6.QtCore import QPoint
+
+    assert search(qtbot, window, "the") >= 8
+    panel = window.search_panel
+    window.resize(1400, 900)
+    panel.setFixedHeight(300)
+    qtbot.waitUntil(lambda: panel.results.viewport().height() > 200, timeout=TIMEOUT)
+    rows = panel.results.visualItemRect(panel.results.item(0)).height()
+    assert panel.results.viewport().height() // rows >= 6  # about seven hits in view, not two
+    first = panel.hit_at(0)
+    where = panel.results.visualItemRect(panel.results.item(0)).center()
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(where))
+    assert window.opened.session.path == os.path.abspath(first.path)
+    panel.results.setFocus()
+    qtbot.keyClick(panel.results, Qt.Key.Key_Down)
+    assert panel.results.currentRow() == 1
+    second = panel.hit_at(1)
+    with qtbot.waitSignal(panel.hit_activated, timeout=TIMEOUT) as chosen:
+        qtbot.keyClick(panel.results, Qt.Key.Key_Return)
+    assert chosen.args[0] is second
 
 
 def test_a_stale_search_is_dropped(qtbot, window: MainWindow) -> None:
@@ -202,7 +228,7 @@ def test_actions_have_their_shortcuts(window: MainWindow) -> None:
     assert actions["file.refresh"].shortcut() == QKeySequence(QKeySequence.StandardKey.Refresh)
     assert actions["file.find"].shortcut() == QKeySequence(QKeySequence.StandardKey.Find)
     assert actions["file.search"].shortcut() == QKeySequence("Ctrl+Shift+F")
-    assert actions["file.jump_to_leaf"].shortcut() == QKeySequence("Ctrl+L")
+    assert actions["go.leaf"].shortcut() == QKeySequence("Ctrl+L")
     assert actions["file.quit"].shortcut() == QKeySequence("Ctrl+Q")
     file_menu = window.menus["File"]
     assert file_menu.title() == "&File"
@@ -221,7 +247,7 @@ def test_find_focuses_the_boxes_and_jump_selects_the_leaf(qtbot, window: MainWin
     first = window.opened.session.entries[1].id
     assert window.opened.select_entry(first) or window.opened.reveal_entry(first)
     assert current_entry_id(window) != window.opened.session.leaf_id
-    window.registry["file.jump_to_leaf"].trigger()
+    window.registry["go.leaf"].trigger()
     assert current_entry_id(window) == window.opened.session.leaf_id
 
 
@@ -352,22 +378,22 @@ def test_the_theme_can_be_forced_and_follows_back_the_system(qtbot, sessions: Pa
     window = make_window(qtbot, [sessions], tmp_path / "catalogue")
     open_session(qtbot, window, sessions / LINEAR)
     base = QGuiApplication.palette().color(QPalette.ColorRole.Base)
-    assert not is_dark() and window.theme_actions["system"].isChecked()
-    window.set_theme("dark")
+    assert not is_dark() and window.view.theme_actions["system"].isChecked()
+    window.view.set_theme("dark")
     try:
-        assert is_dark() and window.theme_actions["dark"].isChecked()
+        assert is_dark() and window.view.theme_actions["dark"].isChecked()
         # the message view re-rendered with the dark colours (its default stylesheet is the dark one)
         dark = stylesheet(True)  # palette changes reach widgets as posted events
         qtbot.waitUntil(lambda: window.message_view.document().defaultStyleSheet() == dark, timeout=2000)
         window.close()
         again = make_window(qtbot, [sessions], tmp_path / "catalogue")  # remembered in the settings
-        assert again.theme_actions["dark"].isChecked() and is_dark()
-        again.set_theme("light")
+        assert again.view.theme_actions["dark"].isChecked() and is_dark()
+        again.view.set_theme("light")
         assert not is_dark()
         light = stylesheet(False)
         qtbot.waitUntil(lambda: again.message_view.document().defaultStyleSheet() == light, timeout=2000)
     finally:
-        window.set_theme("system")
+        window.view.set_theme("system")
     assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == base and not is_dark()
 
 

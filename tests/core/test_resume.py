@@ -1,0 +1,56 @@
+"""Resuming a session: the agent and terminal commands built from their templates (core.resume)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InvalidRequestError
+from core.resume import agent_command, default_terminal, in_project_folder, terminal_command
+
+TRICKY = '/home/me/my sessions/it\'s "here"; rm -rf ~.jsonl'
+
+
+def test_placeholders_are_filled_after_splitting_so_a_path_stays_one_argument() -> None:
+    argv = agent_command("pi --session {path} --cwd={cwd}", path=TRICKY, cwd="/p q", session_id="abc")
+    assert argv == ["pi", "--session", TRICKY, "--cwd=/p q"]
+    assert agent_command("prime --resume {id}", path=TRICKY, cwd="/", session_id="s1") == [
+        "prime",
+        "--resume",
+        "s1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [
+        ("", "is empty"),
+        ("pi {nope}", "placeholder"),
+        ("pi 'open", "cannot be read"),
+        ("pi {0}", "placeholder"),
+    ],
+)
+def test_a_bad_agent_template_is_one_sentence(template: str, words: str) -> None:
+    with pytest.raises(InvalidRequestError, match=words):
+        agent_command(template, path="/x", cwd="/", session_id="s")
+
+
+def test_the_terminal_gets_the_command_where_it_says_or_at_the_end() -> None:
+    command = in_project_folder("/p q", ["pi", "--session", TRICKY])
+    assert command[:2] == ["sh", "-c"] and command[3:] == ["sh", "/p q", "pi", "--session", TRICKY]
+    assert terminal_command("gnome-terminal -- {command}", ["a", "b c"]) == [
+        "gnome-terminal",
+        "--",
+        "a",
+        "b c",
+    ]
+    assert terminal_command("kitty", ["a"]) == ["kitty", "a"]
+    with pytest.raises(InvalidRequestError, match="terminal command is empty"):
+        terminal_command("  ", ["a"])
+
+
+def test_the_default_terminal_is_the_first_one_installed() -> None:
+    installed = {"konsole", "xterm"}
+    found = default_terminal(lambda name: f"/usr/bin/{name}" if name in installed else None, "linux")
+    assert found == "konsole -e {command}"
+    assert default_terminal(lambda _name: None, "linux") is None
+    assert default_terminal(lambda _name: "/bin/x", "darwin") is None

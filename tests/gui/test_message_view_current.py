@@ -1,0 +1,38 @@
+"""The message view over pi 1.6 entries: system messages collapsed like thinking, edited context marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+
+from core.render import block_key
+from core.session import build_context, load_session
+from gui.widgets.message_view import MessageView
+from tests.core.current_entries import SYSTEM_TEXT, write_current_session
+
+
+def test_system_message_opens_and_closes_in_place(qtbot, tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "s.jsonl"))
+    view = MessageView()
+    qtbot.addWidget(view)
+    view.show_entry(session, session.get("sys1"))
+    assert "System prompt…" in view.toPlainText() and SYSTEM_TEXT not in view.toPlainText()
+    view.anchorClicked.emit(QUrl(f"action:toggle/{block_key('sys1', 'system')}"))
+    assert SYSTEM_TEXT in view.toPlainText()
+    view.anchorClicked.emit(QUrl(f"action:toggle/{block_key('sys1', 'system')}"))
+    assert SYSTEM_TEXT not in view.toPlainText()
+
+
+def test_context_mode_marks_edited_content_and_links_ask_for_the_entry(qtbot, tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "s.jsonl"))
+    view = MessageView()
+    qtbot.addWidget(view)
+    leaf = session.get("git1")
+    view.show_context(session, leaf, build_context(session, "git1")["messages"])
+    assert "Edited content: entry edit1 replaced this message in what the model saw" in view.toPlainText()
+    view.show_entry(session, session.get("user1"))
+    assert "Edited in the context later: entry edit2 dropped it" in view.toPlainText()
+    with qtbot.waitSignal(view.action_requested) as signal:
+        view.anchorClicked.emit(QUrl("action:entry/edit2"))
+    assert signal.args == ["entry", "edit2"]
