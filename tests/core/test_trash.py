@@ -241,5 +241,6 @@ def test_a_trashed_sessions_words_leave_the_catalogue_file(tmp_path: Path, trash
     finally:
         cat.close()
     data = _catalogue_bytes(folder)
-    assert SECRET.encode() not in data and SECRET.lower().encode() not in data
+    # The index stores a term after the prefix it shares with the term before it: no tail may remain.
+    assert SECRET.encode() not in data and SECRET.lower()[4:].encode() not in data
     assert SHARED.lower().encode() in data
