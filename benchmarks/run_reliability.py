@@ -10,7 +10,8 @@ rules on smaller runs). Run from the repository with the sources on ``sys.path``
     python benchmarks/run_reliability.py tree                 # tree text output, 1,000 to 100,000 levels
 
 ``recall`` and ``writers`` load the test module and the test helpers of this checkout by path, so the
-same measurement can be run against another checkout's ``core`` (``PYTHONPATH=OTHER``) for comparison.
+same measurement can be run against another checkout's ``core`` (``PYTHONPATH=OTHER``; for ``tree``, run it
+from that checkout's folder) for comparison.
 """
 
 from __future__ import annotations
@@ -297,8 +298,7 @@ def tree(depths: list[int]) -> None:
             started = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-m", "core.cli", "tree", str(path)],
-                capture_output=True,
-                cwd=HERE,
+                capture_output=True,  # in the caller's folder: ``-m`` runs the core found there first
                 check=False,
             )
             seconds = time.perf_counter() - started
