@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from core.export.common import without_surrogates
 from core.export.highlighter import LT, Highlighter
 
 __all__ = ["markdown_to_html", "render_markdown"]
@@ -63,8 +64,8 @@ def render_markdown(text: str, highlighter: Highlighter) -> str:
     options = Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_GITHUB_PRE_LANG
     try:
         out = _cmark(source, options)
-    except UnicodeEncodeError:  # a lone surrogate: cmark takes UTF-8 only
-        out = _cmark(source.encode("utf-8", "replace").decode("utf-8"), options)
+    except UnicodeEncodeError:  # a lone surrogate: cmark takes UTF-8 only, so it is shown as U+FFFD
+        out = _cmark(without_surrogates(source), options)
     # Links and images need a "]" in the source ([text](url), [ref], ![alt]...) or an autolink's "<"
     # (the only "<" left in it): without either, the two searches of the output are skipped.
     if "]" in source or "<" in source:

@@ -49,6 +49,7 @@ _INFO_CHARS = re.compile(r"[^A-Za-z0-9_+.#-]")
 # escaping every ASCII punctuation mark would be valid but makes the raw Markdown unreadable.
 _MD_PUNCT = re.compile(r"([\\`*_\[\]<>|~&])")
 _HTML_SPECIAL = re.compile("[&<>\"'\x00]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _YEAR_10000_MS = 253_402_300_800_000  # 10000-01-01 00:00:00 UTC: the first time utc_time cannot show
 
 
@@ -173,6 +174,15 @@ def esc(text: str) -> str:
     if _HTML_SPECIAL.search(text) is None:
         return text
     return html.escape(text, quote=True).replace("\x00", "\ufffd")
+
+
+def without_surrogates(text: str) -> str:
+    r"""``text`` with each lone surrogate (a ``"\ud800"`` escape in the file) replaced by U+FFFD.
+
+    A lone surrogate has no UTF-8 form: a URL or a file name cannot hold one, so where text must be
+    encoded strictly it is shown as the replacement character instead of stopping the export.
+    """
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
 def esc_text(text: str) -> str:

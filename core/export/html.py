@@ -29,7 +29,16 @@ from typing import TYPE_CHECKING
 from core.body.content import Block
 from core.body.tools import paired
 from core.export.cmark import render_markdown
-from core.export.common import ExportOptions, ImageSink, esc, esc_text, metadata, select_entries, wanted
+from core.export.common import (
+    ExportOptions,
+    ImageSink,
+    esc,
+    esc_text,
+    metadata,
+    select_entries,
+    wanted,
+    without_surrogates,
+)
 from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
@@ -242,8 +251,13 @@ def session_to_html(
 
 
 def _url_id(entry_id: str) -> str:
+    r"""``entry_id`` percent-encoded for a ``#e-ID`` link.
+
+    A lone surrogate (from a ``"\ud800"`` escape in the file) has no UTF-8 form, so no URL can carry it:
+    it becomes U+FFFD, and such a link leads nowhere instead of stopping the export.
+    """
     if entry_id.isalnum() and entry_id.isascii():
         return entry_id  # the usual 8-hex id needs no quoting
     from urllib.parse import quote
 
-    return quote(entry_id, safe="")
+    return quote(without_surrogates(entry_id), safe="")
