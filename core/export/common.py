@@ -190,6 +190,47 @@ def esc_text(text: str) -> str:
     return html.escape(text, quote=False).replace("\x00", "\ufffd")
 
 
+def redacted_cut(text: str, width: int, redactor: Redactor | None) -> str:
+    """``text`` redacted whole, then cut to ``width`` characters (the last one ``…`` when cut).
+
+    In this order because a secret across the cut, cut first, lost the part that made it look like one
+    (half a GitHub token, a JWT without its signature) and the rest was shown as written. A marker the
+    cut would split is left out whole (the text is cut before it), and only the markers shown are
+    counted: the counts say what the export holds.
+
+    Args:
+        text: the text (one line, for a title).
+        width: the most characters shown.
+        redactor: replaces the secrets; None for none.
+    """
+    spans = redactor.find(text) if redactor is not None and text else []
+    if redactor is None or not spans:
+        return text if len(text) <= width else text[: width - 1] + "…"
+    from core.export.redact import marker
+
+    pieces: list[str] = []
+    markers: list[tuple[int, int, str]] = []  # each marker's start and end in the redacted text, its kind
+    size = last = 0
+    for start, end, kind in spans:
+        pieces.append(text[last:start])
+        size += start - last
+        pieces.append(marker(kind))
+        markers.append((size, size + len(pieces[-1]), kind))
+        size += len(pieces[-1])
+        last = end
+    pieces.append(text[last:])
+    redacted = "".join(pieces)
+    if len(redacted) <= width:
+        redactor.counts.update(kind for _start, _end, kind in markers)
+        return redacted
+    cut = width - 1
+    for start, end, _kind in markers:
+        if start < cut < end:
+            cut = start
+    redactor.counts.update(kind for _start, end, kind in markers if end <= cut)
+    return redacted[:cut] + "…"
+
+
 def utc_time(ms: object) -> str:
     """``2026-03-02 09:14:07 UTC`` for a ms timestamp, ``""`` when there is none.
 
@@ -274,10 +315,7 @@ def metadata(
     tokens, cost = entries_usage(session, entries)
     times = [e.ts_ms for e in entries]
     known = [t for t in times if t is not None]
-    title = session.name or session.first_message or ""
-    title = " ".join(title.split())
-    if len(title) > 100:
-        title = title[:99] + "…"
+    title = redacted_cut(" ".join((session.name or session.first_message or "").split()), 100, redactor)
     rows = [
         ("Session", session.session_id or "(no id)"),
         ("Name", session.name or ""),
@@ -294,6 +332,6 @@ def metadata(
         *_agent_rows(session.header or {}),
     ]
     return Metadata(
-        title=clean(title) or "Session " + (session.session_id or ""),
+        title=title or "Session " + (session.session_id or ""),
         rows=[(label, clean(value)) for label, value in rows if value],
     )

@@ -123,15 +123,17 @@ def tree_node(
         keep: whether the options keep the entry (a row left out says so instead of a preview).
         position: entry id -> its index in the island.
         labels: entry id -> its label.
-        redactor: applied to the preview and the label; None for none.
+        redactor: applied to the body (before its preview is cut) and the label; None for none (the
+            HTML export passes bodies it has redacted already).
     """
     if entry is None:
         return [-1, "meta", "", None, "", ""]
     parent = position.get(entry.parent_id, -1) if entry.parent_id is not None else -1
     if keep:
-        preview = _quick_preview(entry, body) or entry_preview(entry, _clipped(body), 120)
         if redactor is not None:
-            preview = redactor.text(preview)
+            # The whole body first, the cut after: a secret across the cut would not be recognised.
+            body = redactor.value(body)
+        preview = _quick_preview(entry, body) or entry_preview(entry, _clipped(body), 120)
     else:
         preview = f"[{entry.type or 'entry'}: left out]"
     label = labels.get(entry.id)
