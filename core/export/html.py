@@ -40,7 +40,7 @@ from core.export.common import (
     without_surrogates,
 )
 from core.export.highlighter import Highlighter
-from core.export.island import EMPTY_JSON, Node, entry_class, island, json_fragment, tree_node
+from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
 from core.render.notes import session_notes
@@ -217,7 +217,7 @@ def session_to_html(
     renderer.notes = session_notes(session)
     nodes: list[Node] = [[]] * len(entries)
     # Each fragment goes into the data island as soon as it is rendered (see island()).
-    fragments: list[bytes | str] = [EMPTY_JSON] * len(entries)
+    fragments: list[Fragment] = [EMPTY_JSON] * len(entries)
     shown_under: dict[int, int] = {}
     for entry, body, results in paired(entries, session.bodies(entries)):
         i = position[entry.id]
