@@ -65,6 +65,9 @@ class ExportOptions:
         images: ``"embed"`` (data URIs), ``"beside"`` (files next to the export) or ``"omit"``.
         redact: replace credentials found by :mod:`core.export.redact` with a marker.
         literals: further strings to redact (whether or not ``redact`` is on).
+        safe_markdown: in the Markdown export (and the PDF made from it), escape raw HTML and neutralise
+            ``javascript:``/``vbscript:``/``data:`` links in message text (:mod:`core.export.safe_markdown`);
+            False carries message text exactly as written. The HTML export is safe either way.
     """
 
     thinking: bool = True
@@ -74,6 +77,7 @@ class ExportOptions:
     images: str = "embed"
     redact: bool = False
     literals: tuple[str, ...] = ()
+    safe_markdown: bool = True
 
     @property
     def redacting(self) -> bool:
