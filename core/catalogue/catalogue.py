@@ -23,10 +23,11 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeAlias, Unpack
+from typing import TYPE_CHECKING, TypeAlias, Unpack
 
 import orjson
 
+from core.catalogue import usage_rows
 from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.reading import read_whole
@@ -48,6 +49,10 @@ from core.errors import SessionReadError
 from core.session.discovery import default_roots
 from core.session.summary import SessionSummary
 from core.timefmt import iso_from_ms
+
+if TYPE_CHECKING:
+    from core.usage.records import UsageRecord
+    from core.usage.report import UsageFilter, UsageReport
 
 
 def default_catalogue_dir() -> Path:
@@ -225,6 +230,29 @@ class Catalogue:
             rows = [r for r in rows if within(r[0], reach)]
         # Files without a session header are not sessions (the reference's list hides them too).
         return [_summary_from_row(r) for r in rows if r[14] is not None]
+
+    def usage_records(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[UsageRecord]:
+        """Usage records of the catalogued sessions (under ``roots`` if given), forks' copies counted once.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        return usage_rows.usage_records(self, roots)
+
+    def usage_report(
+        self,
+        kind: str,
+        filt: UsageFilter,
+        breakdown: bool = False,
+        roots: Iterable[str | os.PathLike[str]] | None = None,
+    ) -> UsageReport:
+        """A usage report (``daily``, ``weekly``, ... see :data:`core.usage.KINDS`) over the catalogue.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+            ValueError: ``kind`` is not a report kind.
+        """
+        return usage_rows.usage_report(self, kind, filt, breakdown, roots)
 
     def diagnostics(self, path: str | os.PathLike[str]) -> list[tuple[int, str, str]]:
         """The stored diagnostics ``(line, kind, message)`` of one catalogued file, by line.
