@@ -25,7 +25,7 @@ from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel
-from gui.models.usage_figures import UsageFigures, compute_figures
+from gui.models.usage_figures import UsageFigures, compact, compute_figures
 from gui.widgets.usage_view import UsageWindow
 from gui.workers import TaskContext
 
@@ -42,12 +42,12 @@ class _Records(NamedTuple):
 
 
 def read_records(folder: Path | None, roots: list[Path]) -> tuple[list[UsageRecord], dict[str, str]]:
-    """Worker: the catalogue's usage records under ``roots`` and the titles of their sessions."""
+    """Worker: the catalogue's usage records under ``roots`` (compacted) and the titles of their sessions."""
     from core.catalogue import Catalogue
 
     catalogue = Catalogue(folder)
     try:
-        records = catalogue.usage_records(roots)
+        records = compact(catalogue.usage_records(roots))
         return records, {s.path: s.title for s in catalogue.summaries(roots)}
     finally:
         catalogue.close()
