@@ -147,24 +147,14 @@ def may_record_usage(entry: Entry) -> bool:
 
 # Session -> line -> (the entry, its tokens, its cost): the usage of entries the index does not keep
 # (tool results, usage, compaction and branch summary entries). Filled on first use, or by the
-# catalogue from the objects it parsed anyway (remember_usage), so a file is never read twice for it.
+# catalogue from the objects it parsed anyway (remember_totals), so a file is never read twice for it.
 _EXTRA: weakref.WeakKeyDictionary[Session, dict[int, tuple[Entry, int | float, float]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def remember_usage(session: Session, entry: Entry, obj: Mapping[str, object]) -> None:
-    """Note the usage of one non-assistant entry from its parsed object, so totals need not read it again.
-
-    Args:
-        session: the session the entry belongs to.
-        entry: the entry (one :func:`may_record_usage` accepts; others are ignored).
-        obj: the object parsed from its line.
-    """
-    if not may_record_usage(entry):
-        return
-    source = usage_source(entry.kind, obj)
-    tokens, cost = usage_totals(source.usage) if source is not None else (0, 0.0)
+def remember_totals(session: Session, entry: Entry, tokens: int | float, cost: float) -> None:
+    """Note the ``(tokens, cost)`` of one non-assistant entry, worked out by a reader that parsed it."""
     _EXTRA.setdefault(session, {})[entry.line] = (entry, tokens, cost)
 
 

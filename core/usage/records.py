@@ -92,11 +92,15 @@ class UsageCollector:
             a later attribution may give them some).
         aggregates: target id -> the latest ``aggregateUsage`` attributed to it.
         children: target id -> the ``childUsage`` attributed to it, summed (tokens, cost).
+        attributions: one row per ``child_usage_attributed`` entry (kind ``attribution``, the target's
+            id, the aggregate's counters, the child's share), which the catalogue keeps so that an
+            append can apply them to a target it brings later.
     """
 
     rows: dict[int, EntryUsage] = field(default_factory=dict)
     aggregates: dict[str, object] = field(default_factory=dict)
     children: dict[str, tuple[int, float]] = field(default_factory=dict)
+    attributions: list[EntryUsage] = field(default_factory=list)
 
     def add(self, entry: Entry, obj: Mapping[str, object]) -> None:
         """Take one entry and the object parsed from its line."""
@@ -106,9 +110,13 @@ class UsageCollector:
             if type(target) is str and type(aggregate) is dict:
                 self.aggregates[target] = aggregate
                 child = usage_parts(obj.get("childUsage"))
-                if child is not None:
-                    tokens, cost = self.children.get(target, (0, 0.0))
-                    self.children[target] = (tokens + _int(child.total), cost + child.cost)
+                share = (_int(child.total), child.cost) if child is not None else (0, 0.0)
+                tokens, cost = self.children.get(target, (0, 0.0))
+                self.children[target] = (tokens + share[0], cost + share[1])
+                base = EntryUsage(
+                    entry.line, target, entry.ts_ms, "", "attribution", 0, 0, 0, 0, 0, 0.0, *share
+                )
+                self.attributions.append(attributed(base, aggregate, share))
             return
         if kind != "message" and not may_record_usage(entry):
             return
@@ -143,13 +151,18 @@ class UsageCollector:
             0.0,
         )
 
-    def finish(self) -> list[EntryUsage]:
-        """The rows in file order, with attributed aggregates applied and empty rows dropped."""
+    def finish(self, keep_empty: bool = False) -> list[EntryUsage]:
+        """The rows in file order, with attributed aggregates applied.
+
+        Args:
+            keep_empty: keep assistant rows that record nothing (the catalogue keeps them for an
+                attribution a later append may bring); dropped otherwise.
+        """
         out: list[EntryUsage] = []
         for row in self.rows.values():
             if row.kind == "assistant" and row.entry_id in self.aggregates:
                 row = attributed(row, self.aggregates[row.entry_id], self.children.get(row.entry_id))
-            if row.total or row.cost or row.input or row.output or row.cache_read or row.cache_write:
+            if keep_empty or any(row[5:11]):  # input ... cost: something recorded
                 out.append(row)
         out.sort(key=lambda r: r.line)
         return out
