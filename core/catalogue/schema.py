@@ -64,7 +64,7 @@ _SCHEMA = (
         cache_write INTEGER, total, cost REAL, child_tokens INTEGER, child_cost REAL, on_path INTEGER,
         PRIMARY KEY(file_id, line)
     ) WITHOUT ROWID""",
-    "CREATE INDEX usage_id ON usage(entry_id)",
+    "CREATE INDEX usage_id ON usage(file_id, entry_id)",
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
