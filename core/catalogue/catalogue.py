@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TypeAlias, Unpack
 
 import orjson
 
-from core.catalogue import usage_rows
+from core.catalogue import usage_query
 from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.reading import read_whole
@@ -52,7 +52,7 @@ from core.timefmt import iso_from_ms
 
 if TYPE_CHECKING:
     from core.usage.records import UsageRecord
-    from core.usage.report import UsageFilter, UsageReport
+    from core.usage.reports import UsageFilter, UsageReport
 
 
 def default_catalogue_dir() -> Path:
@@ -237,7 +237,8 @@ class Catalogue:
         Raises:
             CatalogueError: the catalogue cannot be read.
         """
-        return usage_rows.usage_records(self, roots)
+        with sqlite_errors("read"):
+            return usage_query.usage_records(self._connect(), roots)
 
     def usage_report(
         self,
@@ -252,7 +253,19 @@ class Catalogue:
             CatalogueError: the catalogue cannot be read.
             ValueError: ``kind`` is not a report kind.
         """
-        return usage_rows.usage_report(self, kind, filt, breakdown, roots)
+        with sqlite_errors("read"):
+            return usage_query.usage_report(self._connect(), kind, filt, breakdown, roots)
+
+    def usage_grid(
+        self, filt: UsageFilter, roots: Iterable[str | os.PathLike[str]] | None = None
+    ) -> list[list[float]]:
+        """Cost by local weekday (Monday first) and hour over the catalogue: 7 rows of 24, for a heatmap.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            return usage_query.usage_grid(self._connect(), filt, roots)
 
     def diagnostics(self, path: str | os.PathLike[str]) -> list[tuple[int, str, str]]:
         """The stored diagnostics ``(line, kind, message)`` of one catalogued file, by line.

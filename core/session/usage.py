@@ -147,24 +147,14 @@ def may_record_usage(entry: Entry) -> bool:
 
 # Session -> line -> (the entry, its tokens, its cost): the usage of entries the index does not keep
 # (tool results, usage, compaction and branch summary entries). Filled on first use, or by the
-# catalogue from the objects it parsed anyway (remember_usage), so a file is never read twice for it.
+# catalogue from the objects it parsed anyway (remember_totals), so a file is never read twice for it.
 _EXTRA: weakref.WeakKeyDictionary[Session, dict[int, tuple[Entry, int | float, float]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def remember_usage(session: Session, entry: Entry, obj: Mapping[str, object]) -> None:
-    """Note the usage of one non-assistant entry from its parsed object, so totals need not read it again.
-
-    Args:
-        session: the session the entry belongs to.
-        entry: the entry (one :func:`may_record_usage` accepts; others are ignored).
-        obj: the object parsed from its line.
-    """
-    if not may_record_usage(entry):
-        return
-    source = usage_source(entry.kind, obj)
-    tokens, cost = usage_totals(source.usage) if source is not None else (0, 0.0)
+def remember_totals(session: Session, entry: Entry, tokens: int | float, cost: float) -> None:
+    """Note the ``(tokens, cost)`` of one non-assistant entry, worked out by a reader that parsed it."""
     _EXTRA.setdefault(session, {})[entry.line] = (entry, tokens, cost)
 
 
@@ -189,6 +179,24 @@ def _extra_usage(session: Session, entries: list[Entry]) -> dict[int, tuple[Entr
     return known
 
 
+def _written_ids(session: Session, entries: list[Entry]) -> dict[int, str]:
+    """Line -> the id an assistant message of a legacy file was written with (the index gave it another).
+
+    Prime Agent applies ``child_usage_attributed`` by the ids as written, before migrating a legacy file.
+    """
+    assistants = [e for e in entries if isinstance(e.info, AssistantInfo)]
+    found: dict[int, str] = {}
+    for entry, raw in zip(assistants, session.raw_lines(assistants), strict=True):
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        written = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(written, str):
+            found[entry.line] = written
+    return found
+
+
 def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | float, float]:
     """``(tokens, cost)`` summed in file order over the usage ``entries`` of ``session`` record.
 
@@ -200,10 +208,11 @@ def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | flo
     tokens: int | float = 0
     cost = 0.0
     overrides = session.usage_overrides
+    written = _written_ids(session, items) if overrides and session.version < 2 else {}
     for entry in items:
         info = entry.info
         if isinstance(info, AssistantInfo):
-            usage = overrides.get(entry.id)
+            usage = overrides.get(written.get(entry.line, entry.id))
             if usage is not None:
                 entry_tokens, entry_cost = usage_totals(usage)
                 tokens += entry_tokens

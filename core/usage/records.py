@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from core.session.entry import Entry
+from core.session.jsonl import decode_line
 from core.session.usage import may_record_usage, usage_parts, usage_source
 
 if TYPE_CHECKING:
@@ -92,11 +93,19 @@ class UsageCollector:
             a later attribution may give them some).
         aggregates: target id -> the latest ``aggregateUsage`` attributed to it.
         children: target id -> the ``childUsage`` attributed to it, summed (tokens, cost).
+        written: line -> the id an assistant message was written with, where the index gave it another
+            (legacy v1 files get ids in memory; Prime Agent applies attributions by the written ids,
+            before that migration).
+        attributions: one row per ``child_usage_attributed`` entry (kind ``attribution``, the target's
+            id, the aggregate's counters, the child's share), which the catalogue keeps so that an
+            append can apply them to a target it brings later.
     """
 
     rows: dict[int, EntryUsage] = field(default_factory=dict)
     aggregates: dict[str, object] = field(default_factory=dict)
     children: dict[str, tuple[int, float]] = field(default_factory=dict)
+    attributions: list[EntryUsage] = field(default_factory=list)
+    written: dict[int, str] = field(default_factory=dict)
 
     def add(self, entry: Entry, obj: Mapping[str, object]) -> None:
         """Take one entry and the object parsed from its line."""
@@ -106,9 +115,13 @@ class UsageCollector:
             if type(target) is str and type(aggregate) is dict:
                 self.aggregates[target] = aggregate
                 child = usage_parts(obj.get("childUsage"))
-                if child is not None:
-                    tokens, cost = self.children.get(target, (0, 0.0))
-                    self.children[target] = (tokens + _int(child.total), cost + child.cost)
+                share = (_int(child.total), child.cost) if child is not None else (0, 0.0)
+                tokens, cost = self.children.get(target, (0, 0.0))
+                self.children[target] = (tokens + share[0], cost + share[1])
+                base = EntryUsage(
+                    entry.line, target, entry.ts_ms, "", "attribution", 0, 0, 0, 0, 0, 0.0, *share
+                )
+                self.attributions.append(attributed(base, aggregate, share))
             return
         if kind != "message" and not may_record_usage(entry):
             return
@@ -127,6 +140,9 @@ class UsageCollector:
                 return
             parts = usage_parts({})
             assert parts is not None
+        written = obj.get("id")
+        if source.kind == "assistant" and type(written) is str and written != entry.id:
+            self.written[entry.line] = written
         self.rows[entry.line] = EntryUsage(
             entry.line,
             entry.id,
@@ -143,13 +159,19 @@ class UsageCollector:
             0.0,
         )
 
-    def finish(self) -> list[EntryUsage]:
-        """The rows in file order, with attributed aggregates applied and empty rows dropped."""
+    def finish(self, keep_empty: bool = False) -> list[EntryUsage]:
+        """The rows in file order, with attributed aggregates applied.
+
+        Args:
+            keep_empty: keep assistant rows that record nothing (the catalogue keeps them for an
+                attribution a later append may bring); dropped otherwise.
+        """
         out: list[EntryUsage] = []
         for row in self.rows.values():
-            if row.kind == "assistant" and row.entry_id in self.aggregates:
-                row = attributed(row, self.aggregates[row.entry_id], self.children.get(row.entry_id))
-            if row.total or row.cost or row.input or row.output or row.cache_read or row.cache_write:
+            target = self.written.get(row.line, row.entry_id)
+            if row.kind == "assistant" and target in self.aggregates:
+                row = attributed(row, self.aggregates[target], self.children.get(target))
+            if keep_empty or any(row[5:11]):  # input ... cost: something recorded
                 out.append(row)
         out.sort(key=lambda r: r.line)
         return out
@@ -185,8 +207,12 @@ def entry_usages(session: Session) -> list[EntryUsage]:
     """The :class:`EntryUsage` rows of a loaded session (bodies of the entries that may record usage)."""
     collector = UsageCollector()
     candidates = _candidates(session)
-    for entry, obj in zip(candidates, session.bodies(candidates), strict=True):
-        collector.add(entry, obj)
+    # The lines as written, not Session.bodies: an attribution names its target by the id written
+    # (a legacy file's entries get other ids in memory), and nothing else here needs the migration.
+    for entry, raw in zip(candidates, session.raw_lines(candidates), strict=True):
+        obj, _note = decode_line(raw)
+        if isinstance(obj, dict):
+            collector.add(entry, obj)
     return collector.finish()
 
 

@@ -153,7 +153,8 @@ class _Sum:
         self.first = float("inf")
         self.last = float("-inf")
 
-    def add(self, r: UsageRecord, breakdown: bool) -> None:
+    def add(self, r: UsageRecord, breakdown: bool, last: float | None = None) -> None:
+        """Add a record, or a group of them (``last``: its latest timestamp; ``r.timestamp``: its first)."""
         row = self.row
         row.input_tokens += r.input
         row.output_tokens += r.output
@@ -168,13 +169,14 @@ class _Sum:
         self.project = r.project
         if r.timestamp < self.first:
             self.first = r.timestamp
-        if r.timestamp > self.last:
-            self.last = r.timestamp
+        latest = r.timestamp if last is None else last
+        if latest > self.last:
+            self.last = latest
         part = self.models.get(r.model)
         if part is None:
             part = self.models[r.model] = _Sum(r.model)
         if breakdown:
-            part.add(r, False)
+            part.add(r, False, last)
 
     def done(self, breakdown: bool) -> UsageRow:
         row = self.row
@@ -188,7 +190,9 @@ class _Sum:
         return row
 
 
-def _key_of(kind: str, clock: LocalClock) -> Callable[[UsageRecord], str]:
+def key_function(kind: str, clock: LocalClock) -> Callable[[UsageRecord], str]:
+    """The row key of a record in a report of ``kind`` (any kind but ``blocks``)."""
+
     def daily(r: UsageRecord) -> str:
         return clock.at(r.timestamp)[0].isoformat()
 
@@ -254,20 +258,38 @@ def report(
     filt = filt or UsageFilter()
     clock = LocalClock(filt.timezone)
     chosen = select(records, filt, clock)
-    sums: dict[str, _Sum] = {}
     if kind == "blocks":
-        for key, members in _blocks(chosen, clock):
-            total = sums[key] = _Sum(key)
-            for r in members:
-                total.add(r, breakdown)
+        keyed = [(key, r, r.timestamp) for key, members in _blocks(chosen, clock) for r in members]
     else:
-        key_of = _key_of(kind, clock)
-        for r in chosen:
-            key = key_of(r)
-            found = sums.get(key)
-            if found is None:
-                found = sums[key] = _Sum(key)
-            found.add(r, breakdown)
+        key_of = key_function(kind, clock)
+        keyed = [(key_of(r), r, r.timestamp) for r in chosen]
+    return fold(keyed, kind, breakdown, titles)
+
+
+def fold(
+    keyed: Iterable[tuple[str, UsageRecord, float]],
+    kind: str,
+    breakdown: bool,
+    titles: Mapping[str, str] | None = None,
+) -> UsageReport:
+    """A report from records (or groups of records) already chosen and given their row keys.
+
+    Args:
+        keyed: ``(row key, record, latest timestamp)``; a record may stand for a group of records
+            of one session, model and branch side, with its counters summed, ``timestamp`` the
+            group's first and the third value its last.
+        kind: the report kind (it decides the order of the rows).
+        breakdown: fill each row's ``model_breakdowns``.
+        titles: session path -> title, for session rows.
+    """
+    sums: dict[str, _Sum] = {}
+    totals = _Sum("total")
+    for key, r, last in keyed:
+        found = sums.get(key)
+        if found is None:
+            found = sums[key] = _Sum(key)
+        found.add(r, breakdown, last)
+        totals.add(r, False, last)
     rows = [s.done(breakdown) for s in sums.values()]
     if kind == "session":
         for row, summed in zip(rows, sums.values(), strict=True):
@@ -277,9 +299,6 @@ def report(
         rows.sort(key=lambda row: (-row.total_cost, row.key))
     else:
         rows.sort(key=lambda row: row.key)
-    totals = _Sum("total")
-    for r in chosen:
-        totals.add(r, False)
     return UsageReport(kind, rows, totals.done(False))
 
 
