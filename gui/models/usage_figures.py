@@ -13,11 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Literal
 
-from core.usage import UsageFilter, UsageReport, UsageRow, hour_weekday_grid
-
-# core.usage re-exports its report function under the name of the module that defines it, so once that
-# module is imported (the catalogue imports it) the package attribute is the module: take it from there.
-from core.usage.report import report
+from core.usage import UsageFilter, UsageReport, UsageRow, hour_weekday_grid, report
 
 if TYPE_CHECKING:
     from core.usage import UsageRecord

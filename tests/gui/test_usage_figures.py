@@ -7,8 +7,7 @@ from datetime import UTC, date, timedelta, timezone
 import pytest
 
 from core.session import load_session
-from core.usage import UsageFilter, hour_weekday_grid, iter_usage
-from core.usage.report import report
+from core.usage import UsageFilter, hour_weekday_grid, iter_usage, report
 from gui.models.usage_figures import UsageQuery, compact, compute_figures, preset_range, summary_cards
 from tests.conftest import DEMO
 

@@ -12,8 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from core.catalogue import Catalogue
 from core.formatting import dollars
-from core.usage import UsageFilter
-from core.usage.report import report
+from core.usage import UsageFilter, report
 from gui.main_window import MainWindow
 from gui.models.usage_figures import UsageQuery, compute_figures, preset_range, summary_cards
 from gui.models.usage_tables import UsageTableModel
