@@ -105,7 +105,9 @@ def child(root: Path, catalogue: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--root", type=Path, default=OUT / "history" / "sessions")
@@ -121,7 +123,15 @@ def main() -> int:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=config, PYTHONPATH=str(REPO))
         for run in range(args.runs + 1):
             out = subprocess.run(
-                [sys.executable, __file__, "--child", "--root", str(args.root), "--catalogue", str(args.catalogue)],
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    "--root",
+                    str(args.root),
+                    "--catalogue",
+                    str(args.catalogue),
+                ],
                 env=env,
                 capture_output=True,
                 text=True,

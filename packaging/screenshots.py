@@ -165,12 +165,12 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
     """The steps: each ``yield`` waits for the window; each ``_save`` writes one screenshot."""
     from PySide6.QtGui import QPalette
 
-    def save(name: str) -> None:
+    def save(name: str, shown: Any = None) -> None:
         bar = window.statusBar()
         if str(sessions.parent) in bar.currentMessage():
             bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
         path = outdir / name
-        image = window.grab().toImage()
+        image = (shown or window).grab().toImage()
         if not image.save(str(path), "PNG"):
             raise OSError(f"cannot write {path}")
         if path.stat().st_size > MAX_PNG_BYTES and not _quantized(image).save(str(path), "PNG"):
@@ -246,6 +246,17 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
         print("screenshots: dark.png skipped (the dark theme did not apply)")
         return
     save("dark.png")
+
+    # (6) the Usage window (View > Usage and Cost) at 1600 x 1000, dark and then light
+    yield Wait(window.usage.figures_shown, window.usage.show_window)
+    usage = window.usage.window
+    usage.resize(1600, 1000)
+    yield Wait()
+    save("usage-dark.png", usage)
+    window.view.set_theme("light")
+    yield Wait()
+    save("usage-light.png", usage)
+    usage.close()
     window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
 
 

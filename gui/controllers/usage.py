@@ -13,6 +13,7 @@ line above the tree), again after every change to the file.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -48,9 +49,14 @@ def read_records(folder: Path | None, roots: list[Path]) -> tuple[list[UsageReco
     catalogue = Catalogue(folder)
     try:
         records = compact(catalogue.usage_records(roots))
-        return records, {s.path: s.title for s in catalogue.summaries(roots)}
+        titles = {s.path: s.title for s in catalogue.summaries(roots)}
     finally:
         catalogue.close()
+    # Collections run on the GUI thread (gui.workers) and scan every tracked object with the GIL held:
+    # what is alive now (the records among it) is frozen so that later ones skip it, as after a load.
+    gc.unfreeze()
+    gc.freeze()
+    return records, titles
 
 
 class SessionUsage(NamedTuple):
@@ -84,7 +90,7 @@ def header_text(usage: SessionUsage) -> str:
 class UsageController(QObject):
     """Owns the Usage window, its figures and the open session's usage figures."""
 
-    figures_shown = Signal(object)  # the UsageFigures the window now shows
+    figures_shown = Signal(object)  # the UsageFigures the window now shows, every chart drawn
     session_usage_shown = Signal(object)  # the SessionUsage of the open session now shown
 
     def __init__(
@@ -105,7 +111,10 @@ class UsageController(QObject):
         self._header = header
         self.window: UsageWindow | None = None
         self._records: _Records | None = None
-        self._stale = True  # the kept records may be older than the catalogue
+        self._generation = 0  # counts catalogue refreshes: the kept records are of _records_generation
+        self._records_generation = -1
+        self._running = False  # a computation is under way
+        self._pending = False  # and another was asked for meanwhile
         self.action = actions.add(
             "view.usage",
             "&Usage and Cost",
@@ -128,11 +137,12 @@ class UsageController(QObject):
             window = self.window = UsageWindow(self._context.dialog_parent)
             window.query_changed.connect(lambda _query: self.update())
             window.session_activated.connect(self._open_session)
+            window.figures_drawn.connect(self.figures_shown)
             window.status.setText("Reading usage…")
         window.show()
         window.raise_()
         window.activateWindow()
-        if self._stale or window.figures is None:
+        if self._records_generation != self._generation or window.figures is None:
             self.update()
         return window
 
@@ -145,22 +155,31 @@ class UsageController(QObject):
         """The catalogue was brought up to date: the records are read again (now, if the window shows)."""
         if not ok:
             return
-        self._stale = True
+        self._generation += 1
         if self.visible:
             self.update()
 
     def roots_changed(self) -> None:
         """Other folders are listed: the kept records are of the old ones."""
         self._records = None
-        self._stale = True
+        self._generation += 1
 
     def update(self) -> None:
-        """Work out the figures of the window's query in a worker (reading the records again if stale)."""
+        """Work out the figures of the window's query in a worker (reading the records again if stale).
+
+        One computation at a time: a request while one runs (a live session refreshes the catalogue every
+        few hundred milliseconds) is carried out once it ends, with the query and records of then.
+        """
         window = self.window
         if window is None:
             return
+        if self._running:
+            self._pending = True
+            return
+        self._running = True
         query = window.query()
-        kept = None if self._stale else self._records
+        generation = self._generation
+        kept = self._records if self._records_generation == generation else None
         folder, roots = self._catalogue_dir, list(self._roots())
 
         def work(_task: TaskContext) -> tuple[_Records, UsageFigures]:
@@ -168,26 +187,34 @@ class UsageController(QObject):
             return records, compute_figures(records.records, query, records.titles)
 
         def done(result: tuple[_Records, UsageFigures]) -> None:
+            self._running = False
             records, figures = result
             if records is not kept:
-                self._records, self._stale = records, False
+                self._records, self._records_generation = records, generation
             self._show(figures)
+            self._again()
 
         def failed(error: Exception) -> None:
+            self._running = False
             if self.window is not None:
                 self.window.status.setText(f"Cannot read the usage: {user_sentence(error)}")
+            self._again()
 
         self._context.runner.start("usage", work, done, failed)
+
+    def _again(self) -> None:
+        if self._pending:
+            self._pending = False
+            self.update()
 
     def _show(self, figures: UsageFigures) -> None:
         window = self.window
         if window is None:
             return
         if figures.query != window.query():
-            self.update()  # the filters changed (or a day passed) while the worker ran
+            self._pending = True  # the filters changed (or a day passed) while the worker ran
             return
-        window.show_figures(figures)
-        self.figures_shown.emit(figures)
+        window.show_figures(figures)  # figures_shown follows once every chart is drawn
 
     def _open_session(self, path: str) -> None:
         self._context.open_session(path)
