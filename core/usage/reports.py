@@ -112,6 +112,13 @@ class LocalClock:
             self._cache[bucket] = found
         return found
 
+    def offset(self, ts: float) -> float:
+        """The zone's offset from UTC at ``ts``, in seconds."""
+        if self.zone is None:
+            return float(time.localtime(ts).tm_gmtoff)
+        delta = datetime.fromtimestamp(ts, self.zone).utcoffset()
+        return delta.total_seconds() if delta is not None else 0.0
+
     def local(self, ts: float) -> datetime:
         """``ts`` as a local wall-clock time (naive)."""
         if self.zone is None:
