@@ -20,7 +20,7 @@ from typing import NamedTuple
 from core.catalogue.update import roots_reach, within
 from core.catalogue.usage_rows import GRAINS, counted
 from core.usage.records import UsageRecord
-from core.usage.reports import LocalClock, UsageFilter, UsageReport, UsageRow, report
+from core.usage.reports import LocalClock, UsageFilter, UsageReport, UsageRow, add_counts, report
 
 
 class _File(NamedTuple):
@@ -162,14 +162,8 @@ def _row(key: str, values: Sequence[float]) -> UsageRow:
 
 
 def _add(row: UsageRow, part: UsageRow) -> None:
-    row.input_tokens += part.input_tokens
-    row.output_tokens += part.output_tokens
-    row.cache_creation_tokens += part.cache_creation_tokens
-    row.cache_read_tokens += part.cache_read_tokens
-    row.total_tokens += part.total_tokens
-    row.total_cost += part.total_cost
-    row.abandoned_cost += part.abandoned_cost
-    row.child_cost += part.child_cost
+    tokens = (part.input_tokens, part.output_tokens, part.cache_creation_tokens, part.cache_read_tokens)
+    add_counts(row, (*tokens, part.total_tokens), part.total_cost, part.abandoned_cost, part.child_cost)
     row.first = min(row.first, part.first)
     row.last = max(row.last, part.last)
     row.models_used.append(part.key)
