@@ -27,6 +27,7 @@ from core.catalogue.usage_rows import (
     insert_usage,
     mark_usage_path,
     reattribute,
+    regroup,
     usage_db_rows,
 )
 from core.session.diagnostics import KINDS, Severity
@@ -143,6 +144,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
                 file_id,
             ),
         )
+        regroup(conn, file_id)
 
 
 def _is_problem(kind: str) -> bool:

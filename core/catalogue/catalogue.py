@@ -32,7 +32,7 @@ from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import read_whole
-from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors
+from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors, transaction
 from core.catalogue.search import Hit, SearchFilters, search_entries
 from core.catalogue.update import Batch as _Batch
 from core.catalogue.update import (
@@ -46,6 +46,7 @@ from core.catalogue.update import (
     within,
     write_whole,
 )
+from core.catalogue.usage_lineage import settle as settle_usage
 from core.errors import SessionReadError
 from core.session.discovery import default_roots
 from core.session.summary import SessionSummary
@@ -146,6 +147,9 @@ class Catalogue:
             stats.readers = workers
             try:
                 self._read_files(batch, work, stats, progress, cancel, readers)
+                if work or stats.files_removed:  # forks' copies depend on other files: settle them
+                    with transaction(conn):
+                        settle_usage(conn)
             finally:
                 if readers is not None:
                     readers.close()

@@ -63,9 +63,27 @@ _SCHEMA = (
         file_id INTEGER NOT NULL, line INTEGER NOT NULL, entry_id TEXT NOT NULL, ts_ms REAL,
         model TEXT NOT NULL, kind TEXT NOT NULL, input INTEGER, output INTEGER, cache_read INTEGER,
         cache_write INTEGER, total, cost REAL, child_tokens INTEGER, child_cost REAL, on_path INTEGER,
+        copied INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY(file_id, line)
     ) WITHOUT ROWID""",
     "CREATE INDEX usage_id ON usage(file_id, entry_id)",
+    # The counted usage rows (not copied from an ancestor) added up per file, hour (grain 3600) or 15
+    # minutes (grain 900, for zones half an hour off), model and branch side: what reports read
+    # (core.catalogue.usage_lineage keeps it and `copied` current).
+    """CREATE TABLE usage_groups(
+        grain INTEGER NOT NULL, file_id INTEGER NOT NULL, bucket INTEGER NOT NULL, model TEXT NOT NULL,
+        on_path INTEGER NOT NULL,
+        input, output, cache_read, cache_write, total, cost, child_cost, first REAL, last REAL,
+        PRIMARY KEY(grain, file_id, bucket, model, on_path)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX usage_groups_bucket ON usage_groups(grain, bucket)",
+    "CREATE TABLE usage_lineage(file_id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
+    # What reports and lineage need of each session, narrow: the files rows hold 8 KB of guard bytes
+    # before these columns, which a scan of 2,000 files would read.
+    """CREATE TABLE usage_sessions(
+        file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, session_id TEXT, cwd TEXT, title TEXT,
+        parent_session TEXT, read_end INTEGER, created_ms REAL
+    )""",
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
@@ -153,7 +171,10 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         conn.execute("SELECT line, tokens, text_id, on_path FROM entries LIMIT 1").fetchall()
         conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
         conn.execute("SELECT id, key FROM texts LIMIT 1").fetchall()
-        conn.execute("SELECT line, ts_ms, total, on_path FROM usage LIMIT 1").fetchall()
+        conn.execute("SELECT line, ts_ms, total, on_path, copied FROM usage LIMIT 1").fetchall()
+        conn.execute("SELECT grain, bucket, first FROM usage_groups LIMIT 1").fetchall()
+        conn.execute("SELECT fingerprint FROM usage_lineage LIMIT 1").fetchall()
+        conn.execute("SELECT path, title, read_end FROM usage_sessions LIMIT 1").fetchall()
         conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
     except BaseException:
         conn.close()

@@ -29,7 +29,7 @@ from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
-from core.catalogue.usage_rows import insert_usage
+from core.catalogue.usage_rows import insert_usage, regroup
 from core.session.discovery import stat_session_files
 
 ProgressCallback: TypeAlias = Callable[[int, int, int, int], None]
@@ -264,6 +264,7 @@ def write_whole(batch: Batch, read: WholeRead) -> None:
         insert_usage(conn, file_id, read.usage)
         assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
         conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
+        regroup(conn, file_id)
 
 
 def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
@@ -275,6 +276,9 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage_groups WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage_lineage WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage_sessions WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 

@@ -1,36 +1,26 @@
-"""Usage over the whole catalogue: records and reports from the ``usage`` table, forks counted once.
+"""Usage over the whole catalogue: records, reports and the hour grid, from the ``usage`` tables.
 
-A fork's or clone's copies of its ancestors' entries (same id and timestamp) are found in SQL, over
-every catalogued session, so a fork under the roots asked for whose parent lies elsewhere still leaves
-the parent's entries to the parent (the rule of :mod:`core.usage.lineage`). Reports other than blocks
-are added up in SQL first, per 15 minutes, model, session and branch side (every time zone's offset is
-a multiple of 15 minutes, so each group falls on one local day and hour), and folded into rows by
-:func:`core.usage.reports.fold`: a daily report over 2,000 sessions reads a few thousand groups, not
-every record.
+Forks' and clones' copies of their ancestors' rows are flagged when a refresh settles
+(:mod:`core.catalogue.usage_lineage`) and never counted. Reports other than blocks read
+``usage_groups`` (counted rows added up per file, 15 minutes, model and branch side: every time zone's
+offset is a multiple of 15 minutes, so a group falls on one local day and hour). Each group's bucket is
+given its row key in Python (the user's zone, daylight saving included), and SQL adds the groups up by
+key and model: a daily report over 2,000 sessions reads a few hundred rows, not every record. The rows
+are those :func:`core.usage.report` makes from the records.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from typing import NamedTuple
 
 from core.catalogue.update import roots_reach, within
-from core.catalogue.usage_rows import counted
-from core.session.lineage import parent_paths
-from core.session.summary import SessionSummary
-from core.usage.lineage import ancestors
+from core.catalogue.usage_rows import GRAINS, counted
 from core.usage.records import UsageRecord
-from core.usage.reports import (
-    LocalClock,
-    UsageFilter,
-    UsageReport,
-    fold,
-    hour_weekday_grid,
-    key_function,
-    report,
-)
+from core.usage.reports import LocalClock, UsageFilter, UsageReport, UsageRow, add_counts, report
 
 
 class _File(NamedTuple):
@@ -38,104 +28,155 @@ class _File(NamedTuple):
     session_id: str
     project: str
     title: str
-    parent: str | None
-    created_ms: float | None
 
 
-def _files(conn: sqlite3.Connection) -> dict[int, _File]:
-    # Files without a session header are not sessions (the session list hides them too).
+def _files(conn: sqlite3.Connection, roots: Iterable[str | os.PathLike[str]] | None) -> dict[int, _File]:
+    reach = roots_reach(roots) if roots is not None else None
     return {
-        file_id: _File(path, sid or "", cwd or "", name or first or "(no messages)", parent, created)
-        for file_id, path, sid, cwd, name, first, parent, created in conn.execute(
-            "SELECT id, path, session_id, cwd, name, first_message, parent_session, created_ms FROM files"
-            " WHERE header IS NOT NULL"
+        file_id: _File(path, sid or "", cwd or "", title)
+        for file_id, path, sid, cwd, title in conn.execute(
+            "SELECT file_id, path, session_id, cwd, title FROM usage_sessions"
         )
+        if reach is None or within(path, reach)
     }
-
-
-def _copied(conn: sqlite3.Connection, files: dict[int, _File]) -> list[tuple[int, int]]:
-    """``(file id, line)`` of the rows a fork or clone copied from one of its ancestors."""
-    summaries = [
-        SessionSummary(f.path, f.session_id or None, f.project, None, f.parent, None, None, 0, "")
-        for f in files.values()
-    ]
-    parents = parent_paths(summaries)
-    if not parents:
-        return []
-    id_of = {f.path: file_id for file_id, f in files.items()}
-    pairs = [(id_of[child], id_of[ancestor]) for child in parents for ancestor in ancestors(child, parents)]
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS usage_pairs(child INTEGER, ancestor INTEGER)")
-    conn.execute("DELETE FROM usage_pairs")
-    conn.executemany("INSERT INTO usage_pairs VALUES (?, ?)", pairs)
-    found: list[tuple[int, int]] = conn.execute(
-        "SELECT DISTINCT c.file_id, c.line FROM usage_pairs p"
-        " JOIN usage c ON c.file_id = p.child"
-        " JOIN usage a ON a.entry_id = c.entry_id AND a.file_id = p.ancestor"
-        " JOIN files cf ON cf.id = c.file_id JOIN files af ON af.id = a.file_id"
-        " WHERE c.kind != 'attribution' AND a.kind != 'attribution'"
-        " AND coalesce(c.ts_ms, cf.created_ms, 0) = coalesce(a.ts_ms, af.created_ms, 0)"
-    ).fetchall()
-    conn.execute("DELETE FROM usage_pairs")
-    return found
-
-
-def _prepare_copied(conn: sqlite3.Connection, copied: list[tuple[int, int]]) -> None:
-    conn.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS usage_copied("
-        "file_id INTEGER, line INTEGER, PRIMARY KEY(file_id, line))"
-    )
-    conn.execute("DELETE FROM usage_copied")
-    conn.executemany("INSERT OR IGNORE INTO usage_copied VALUES (?, ?)", copied)
-
-
-_COUNTED = (
-    " FROM usage u JOIN files f ON f.id = u.file_id"
-    " LEFT JOIN usage_copied x ON x.file_id = u.file_id AND x.line = u.line"
-    " WHERE f.header IS NOT NULL AND x.line IS NULL AND " + counted("u")
-)
 
 
 def usage_records(
     conn: sqlite3.Connection, roots: Iterable[str | os.PathLike[str]] | None = None
 ) -> list[UsageRecord]:
-    """Every usage record of the catalogued sessions (under ``roots`` if given), in file order per file.
-
-    Forks' and clones' copies of their ancestors' entries are left out (see the module).
-    """
-    files = _files(conn)
-    _prepare_copied(conn, _copied(conn, files))
-    reach = roots_reach(roots) if roots is not None else None
+    """Every counted usage record of the catalogued sessions (under ``roots`` if given), by file and line."""
+    files = _files(conn, roots)
     records: list[UsageRecord] = []
     rows = conn.execute(
         "SELECT u.file_id, u.entry_id, coalesce(u.ts_ms, f.created_ms, 0) / 1000.0, u.model, u.kind,"
         " u.input, u.output, u.cache_read, u.cache_write, u.total, u.cost, u.on_path, u.child_tokens,"
-        " u.child_cost" + _COUNTED + " ORDER BY u.file_id, u.line"
+        " u.child_cost FROM usage u JOIN usage_sessions f ON f.file_id = u.file_id"
+        f" WHERE u.copied = 0 AND {counted('u')} ORDER BY u.file_id, u.line"
     )
     for file_id, entry_id, ts, model, kind, i, o, cr, cw, total, cost, on_path, ct, cc in rows:
-        f = files[file_id]
-        if reach is not None and not within(f.path, reach):
-            continue
-        records.append(
-            UsageRecord(
-                f.path,
-                f.session_id,
-                entry_id,
-                ts,
-                model,
-                f.project,
-                kind,
-                i,
-                o,
-                cr,
-                cw,
-                int(total),
-                cost,
-                bool(on_path),
-                ct,
-                cc,
-            )
-        )
+        f = files.get(file_id)
+        if f is not None:
+            record = UsageRecord(
+                f.path, f.session_id, entry_id, ts, model, f.project, kind,
+                i, o, cr, cw, int(total), cost, bool(on_path), ct, cc,
+            )  # fmt: skip
+            records.append(record)
     return records
+
+
+def _temp(conn: sqlite3.Connection, name: str, columns: str, rows: Iterable[tuple[object, ...]]) -> None:
+    """Fill the temporary table ``name`` (created on first use) with ``rows``.
+
+    ``columns`` has no commas but those between columns.
+    """
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name}({columns})")
+    conn.execute(f"DELETE FROM {name}")
+    marks = ", ".join("?" * (columns.count(",") + 1))
+    conn.executemany(f"INSERT OR IGNORE INTO {name} VALUES ({marks})", rows)
+
+
+def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tuple[int, list[tuple[int, str]]]:
+    """The grain to read, and ``(bucket, row key)`` of each of its buckets that the date range keeps.
+
+    Hours serve when the zone's offset is a whole number of hours at every hour with usage; otherwise
+    (India, Nepal, Newfoundland...) 15 minutes do.
+    """
+    clock = LocalClock(filt.timezone)
+    for grain in GRAINS:
+        buckets = [
+            b for (b,) in conn.execute("SELECT DISTINCT bucket FROM usage_groups WHERE grain = ?", (grain,))
+        ]
+        if grain == GRAINS[-1] or all(clock.offset(b * grain) % grain == 0 for b in buckets):
+            break
+    keyed = []
+    for bucket in buckets:
+        day = clock.at(bucket * grain)[0]
+        if (filt.since is not None and day < filt.since) or (filt.until is not None and day > filt.until):
+            continue
+        if kind == "daily":
+            key = day.isoformat()
+        elif kind == "weekly":
+            key = (day - timedelta(days=day.weekday())).isoformat()
+        elif kind == "monthly":
+            key = day.isoformat()[:7]
+        else:
+            key = ""
+        keyed.append((bucket, key))
+    return grain, keyed
+
+
+_SUMS = (
+    "sum(g.input), sum(g.output), sum(g.cache_write), sum(g.cache_read), sum(g.total), sum(g.cost),"
+    " sum(CASE WHEN g.on_path THEN 0 ELSE g.cost END), sum(g.child_cost), min(g.first), max(g.last),"
+    " count(DISTINCT g.file_id)"
+)
+
+
+def _source(
+    conn: sqlite3.Connection, kind: str, filt: UsageFilter, files: dict[int, _File], restricted: bool
+) -> tuple[int, str, str, list[object]]:
+    """The grain read, the row key's SQL, the FROM ... WHERE clause over ``usage_groups g``, its arguments."""
+    grain, keys = _bucket_keys(conn, kind, filt)
+    _temp(conn, "usage_keys", "bucket INTEGER PRIMARY KEY, key TEXT", keys)
+    sql = " FROM usage_groups g JOIN usage_keys k ON k.bucket = g.bucket"
+    if kind == "project" or filt.project is not None:
+        sql += " JOIN usage_sessions s ON s.file_id = g.file_id"
+    if restricted:  # some catalogued sessions lie outside the roots asked for
+        _temp(conn, "usage_files", "file_id INTEGER PRIMARY KEY", [(i,) for i in files])
+        sql += " JOIN usage_files ff ON ff.file_id = g.file_id"
+    sql += " WHERE g.grain = ?"
+    args: list[object] = [grain]
+    if filt.branches != "all":
+        sql += " AND g.on_path = ?"
+        args.append(1 if filt.branches == "current" else 0)
+    if filt.project is not None:
+        sql += " AND s.cwd = ?"
+        args.append(filt.project)
+    if filt.model:
+        needle = filt.model.lower()
+        every = conn.execute("SELECT DISTINCT model FROM usage_groups")
+        models = [m for (m,) in every if needle in m.lower()]
+        sql += f" AND g.model IN ({', '.join('?' * len(models))})" if models else " AND 0"
+        args += models
+    row_key = {"session": "g.file_id", "model": "g.model", "project": "s.cwd"}.get(kind, "k.key")
+    return grain, row_key, sql, args
+
+
+def _row(key: str, values: Sequence[float]) -> UsageRow:
+    i, o, cw, cr, total, cost, abandoned, child, first, last, sessions = values
+    return UsageRow(
+        key,
+        input_tokens=int(i),
+        output_tokens=int(o),
+        cache_creation_tokens=int(cw),
+        cache_read_tokens=int(cr),
+        total_tokens=int(total),
+        total_cost=float(cost),
+        sessions=int(sessions),
+        abandoned_cost=float(abandoned),
+        first=float(first),
+        last=float(last),
+        child_cost=float(child),
+        models_used=[key],
+    )
+
+
+def _add(row: UsageRow, part: UsageRow) -> None:
+    tokens = (part.input_tokens, part.output_tokens, part.cache_creation_tokens, part.cache_read_tokens)
+    add_counts(row, (*tokens, part.total_tokens), part.total_cost, part.abandoned_cost, part.child_cost)
+    row.first = min(row.first, part.first)
+    row.last = max(row.last, part.last)
+    row.models_used.append(part.key)
+    row.model_breakdowns.append(part)
+
+
+def _restricted(
+    conn: sqlite3.Connection, files: dict[int, _File], roots: Iterable[str | os.PathLike[str]] | None
+) -> bool:
+    """True when some catalogued sessions lie outside ``roots`` (then the query joins the ones inside)."""
+    return (
+        roots is not None and len(files) < conn.execute("SELECT count(*) FROM usage_sessions").fetchone()[0]
+    )
 
 
 def usage_report(
@@ -145,72 +186,65 @@ def usage_report(
     breakdown: bool = False,
     roots: Iterable[str | os.PathLike[str]] | None = None,
 ) -> UsageReport:
-    """A usage report over the catalogue (see :func:`core.usage.reports`; the same rows, added up in SQL)."""
-    files = _files(conn)
-    titles = {f.path: f.title for f in files.values()}
+    """A usage report over the catalogue: the rows :func:`core.usage.report` makes, added up in SQL."""
+    files = _files(conn, roots)
     if kind == "blocks":
+        titles = {f.path: f.title for f in files.values()}
         return report(usage_records(conn, roots), kind, filt, breakdown, titles)
     if kind not in ("daily", "weekly", "monthly", "session", "model", "project"):
         raise ValueError(f"unknown usage report {kind!r}")
-    _prepare_copied(conn, _copied(conn, files))
-    reach = roots_reach(roots) if roots is not None else None
-    clock = LocalClock(filt.timezone)
-    key_of = key_function(kind, clock)
-    needle = filt.model.lower() if filt.model else None
-    where = ""
-    args: list[object] = []
-    if filt.branches != "all":
-        where += " AND u.on_path = ?"
-        args.append(1 if filt.branches == "current" else 0)
-    if filt.project is not None:
-        where += " AND f.cwd = ?"
-        args.append(filt.project)
-    keyed: list[tuple[str, UsageRecord, float]] = []
-    groups = conn.execute(
-        "SELECT CAST(coalesce(u.ts_ms, f.created_ms, 0) / 900000.0 AS INTEGER) AS b,"
-        " u.model, u.file_id, u.on_path,"
-        " sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_write), sum(u.total), sum(u.cost),"
-        " sum(u.child_tokens), sum(u.child_cost),"
-        " min(coalesce(u.ts_ms, f.created_ms, 0)) / 1000.0, max(coalesce(u.ts_ms, f.created_ms, 0)) / 1000.0"
-        + _COUNTED
-        + where
-        + " GROUP BY b, u.model, u.file_id, u.on_path",
-        args,
-    )
-    for _b, model, file_id, on_path, i, o, cr, cw, total, cost, ct, cc, first, last in groups:
-        f = files[file_id]
-        if reach is not None and not within(f.path, reach):
-            continue
-        if needle is not None and needle not in model.lower():
-            continue
-        if filt.since is not None or filt.until is not None:
-            day = clock.at(first)[0]
-            if (filt.since is not None and day < filt.since) or (filt.until is not None and day > filt.until):
-                continue
-        group = UsageRecord(
-            f.path,
-            f.session_id,
-            "",
-            first,
-            model,
-            f.project,
-            "",
-            i,
-            o,
-            cr,
-            cw,
-            int(total),
-            cost,
-            bool(on_path),
-            ct,
-            cc,
-        )
-        keyed.append((key_of(group), group, last))
-    return fold(keyed, kind, breakdown, titles)
+    _grain, row_key, source, args = _source(conn, kind, filt, files, _restricted(conn, files, roots))
+
+    def name(key: str | int) -> str:
+        return files[int(key)].path if kind == "session" else str(key)
+
+    rows: dict[str, UsageRow] = {}
+    for key, model, *values in conn.execute(
+        f"SELECT {row_key}, g.model, {_SUMS}{source} GROUP BY 1, 2", args
+    ):
+        row = rows.get(name(key))
+        if row is None:
+            row = rows[name(key)] = UsageRow(name(key), first=float("inf"), last=float("-inf"))
+        _add(row, _row(model, values))
+    sessions: dict[str, set[int]] = {}
+    for key, file_id in conn.execute(f"SELECT DISTINCT {row_key}, g.file_id{source}", args):
+        sessions.setdefault(name(key), set()).add(file_id)
+    totals = UsageRow("total")
+    ordered = list(rows.values())
+    for row in ordered:
+        row.sessions = len(sessions[row.key])
+        row.models_used.sort()
+        row.model_breakdowns.sort(key=lambda p: (-p.total_cost, p.key))
+        if not breakdown:
+            row.model_breakdowns = []
+    if ordered:
+        totals.first, totals.last = float("inf"), float("-inf")
+        models: set[str] = set()
+        for row in ordered:
+            _add(totals, row)
+            models.update(row.models_used)
+        totals.models_used, totals.model_breakdowns = sorted(models), []
+        totals.sessions = len(set().union(*sessions.values()))
+    if kind == "session":
+        by_path = {f.path: f for f in files.values()}
+        for row in ordered:
+            row.title, row.project = by_path[row.key].title, by_path[row.key].project
+    if kind in ("session", "model", "project"):
+        ordered.sort(key=lambda row: (-row.total_cost, row.key))
+    else:
+        ordered.sort(key=lambda row: row.key)
+    return UsageReport(kind, ordered, totals)
 
 
 def usage_grid(
     conn: sqlite3.Connection, filt: UsageFilter, roots: Iterable[str | os.PathLike[str]] | None = None
 ) -> list[list[float]]:
-    """The hour-by-weekday cost grid over the catalogue (see :func:`core.usage.hour_weekday_grid`)."""
-    return hour_weekday_grid(usage_records(conn, roots), filt)
+    """Cost by local weekday (Monday first) and hour: the groups' buckets placed in the user's zone."""
+    files = _files(conn, roots)
+    grain, _key, source, args = _source(conn, "daily", filt, files, _restricted(conn, files, roots))
+    clock = LocalClock(filt.timezone)
+    grid = [[0.0] * 24 for _ in range(7)]
+    for bucket, cost in conn.execute(f"SELECT g.bucket, sum(g.cost){source} GROUP BY 1", args):
+        day, hour = clock.at(bucket * grain)
+        grid[day.weekday()][hour] += cost
+    return grid

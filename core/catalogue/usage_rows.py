@@ -55,7 +55,9 @@ def insert_usage(conn: sqlite3.Connection, file_id: int, rows: list[UsageDbRow])
     """Add (or replace, by line) a file's usage rows."""
     if rows:
         conn.executemany(
-            "INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO usage(file_id, line, entry_id, ts_ms, model, kind, input, output,"
+            " cache_read, cache_write, total, cost, child_tokens, child_cost, on_path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(file_id, *row) for row in rows],
         )
 
@@ -112,3 +114,33 @@ def file_totals(conn: sqlite3.Connection, file_id: int) -> tuple[int | float, fl
         tokens += row_tokens
         cost += row_cost
     return tokens, round(cost, 10)
+
+
+GRAINS = (3600, 900)
+"""Seconds per group of ``usage_groups``: hours serve most zones, 15 minutes every zone."""
+
+
+def regroup(conn: sqlite3.Connection, file_id: int) -> None:
+    """Add up a file's counted rows into ``usage_groups`` again, and note its ``usage_sessions`` row.
+
+    Called after a file's rows, flags or summary changed (a whole read, an append, a settle).
+    """
+    conn.execute("DELETE FROM usage_sessions WHERE file_id = ?", (file_id,))
+    # Files without a session header are not sessions (the session list hides them too).
+    conn.execute(
+        "INSERT INTO usage_sessions SELECT id, path, session_id, cwd,"
+        " coalesce(nullif(name, ''), nullif(first_message, ''), '(no messages)'),"
+        " parent_session, read_end, created_ms FROM files WHERE id = ? AND header IS NOT NULL",
+        (file_id,),
+    )
+    conn.execute("DELETE FROM usage_groups WHERE file_id = ?", (file_id,))
+    moment = "coalesce(u.ts_ms, f.created_ms, 0)"
+    for grain in GRAINS:
+        conn.execute(
+            f"INSERT INTO usage_groups SELECT {grain}, u.file_id, CAST({moment} / {grain}000.0 AS INTEGER),"
+            " u.model, u.on_path, sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_write),"
+            f" sum(u.total), sum(u.cost), sum(u.child_cost), min({moment}) / 1000.0, max({moment}) / 1000.0"
+            " FROM usage u JOIN usage_sessions f ON f.file_id = u.file_id"
+            f" WHERE u.file_id = ? AND u.copied = 0 AND {counted('u')} GROUP BY 3, 4, 5",
+            (file_id,),
+        )

@@ -9,7 +9,6 @@ it read these reports too. Registered by :func:`core.cli.build_parser`.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from datetime import date, tzinfo
 from typing import TYPE_CHECKING
@@ -108,15 +107,15 @@ def _usage(args: argparse.Namespace) -> int:
     if args.since and args.until and args.since > args.until:
         raise UsageError("--since is after --until")
     roots = _roots(args)
+    filt = UsageFilter(args.since, args.until, args.timezone, args.project, args.model, args.branches)
     catalogue = _open_catalogue(args)
     try:
-        if not args.no_refresh:
-            for problem in catalogue.refresh(roots).errors:
-                print(f"{PROG}: {problem}", file=sys.stderr)
-        filt = UsageFilter(args.since, args.until, args.timezone, args.project, args.model, args.branches)
+        unread = [] if args.no_refresh else catalogue.refresh(roots).errors
         result = catalogue.usage_report(args.report, filt, args.breakdown, roots)
     finally:
         catalogue.close()
+    for problem in unread:  # files the refresh could not read: the report goes on without them
+        print(f"{PROG}: {problem}", file=sys.stderr)
     if args.json:
         emit_json(report_json(result, args.breakdown))
     elif args.csv:
@@ -173,6 +172,8 @@ def _block_start(row: UsageRow) -> float:
 
 def _write_csv(result: UsageReport, breakdown: bool) -> None:
     # One line per row (model empty) and, with --breakdown, one per model under it (model named).
+    import csv
+
     writer = csv.writer(sys.stdout, lineterminator="\n")
     _rows_name, key_name = _JSON_NAMES[result.kind]
     fields = list(_counts(result.totals))

@@ -43,6 +43,7 @@ from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
+from core.export.usage_summary import usage_rows
 from core.render.notes import session_notes
 
 if TYPE_CHECKING:
@@ -243,6 +244,7 @@ def session_to_html(
             nodes[i] = tree_node(entries[i], {}, False, position, labels, None)
     scope = "whole tree (every branch)" if whole_tree else f"path to entry {entries[-1].id}"
     meta = metadata(session, entries, redactor, scope, renderer.models)
+    meta.rows += usage_rows(session, entries, redactor, whole_tree)  # what the exported scope cost
     under = {str(k): v for k, v in shown_under.items()}
     data = island(nodes, fragments, under, position[start])
     del nodes, fragments  # the island holds them now; the page need not be built beside them

@@ -112,6 +112,13 @@ class LocalClock:
             self._cache[bucket] = found
         return found
 
+    def offset(self, ts: float) -> float:
+        """The zone's offset from UTC at ``ts``, in seconds."""
+        if self.zone is None:
+            return float(time.localtime(ts).tm_gmtoff)
+        delta = datetime.fromtimestamp(ts, self.zone).utcoffset()
+        return delta.total_seconds() if delta is not None else 0.0
+
     def local(self, ts: float) -> datetime:
         """``ts`` as a local wall-clock time (naive)."""
         if self.zone is None:
@@ -140,6 +147,20 @@ def select(records: Iterable[UsageRecord], filt: UsageFilter, clock: LocalClock)
     return out
 
 
+def add_counts(
+    row: UsageRow, tokens: tuple[int, int, int, int, int], cost: float, abandoned: float, child: float
+) -> None:
+    """Add counters to ``row``: tokens (input, output, cache write, cache read, total), cost and its parts."""
+    row.input_tokens += tokens[0]
+    row.output_tokens += tokens[1]
+    row.cache_creation_tokens += tokens[2]
+    row.cache_read_tokens += tokens[3]
+    row.total_tokens += tokens[4]
+    row.total_cost += cost
+    row.abandoned_cost += abandoned
+    row.child_cost += child
+
+
 class _Sum:
     """A row being added up."""
 
@@ -155,16 +176,14 @@ class _Sum:
 
     def add(self, r: UsageRecord, breakdown: bool, last: float | None = None) -> None:
         """Add a record, or a group of them (``last``: its latest timestamp; ``r.timestamp``: its first)."""
-        row = self.row
-        row.input_tokens += r.input
-        row.output_tokens += r.output
-        row.cache_creation_tokens += r.cache_write
-        row.cache_read_tokens += r.cache_read
-        row.total_tokens += r.total
-        row.total_cost += r.cost
-        row.child_cost += r.child_cost
-        if not r.current:
-            row.abandoned_cost += r.cost
+        abandoned = 0.0 if r.current else r.cost
+        add_counts(
+            self.row,
+            (r.input, r.output, r.cache_write, r.cache_read, r.total),
+            r.cost,
+            abandoned,
+            r.child_cost,
+        )
         self.paths.add(r.path)
         self.project = r.project
         if r.timestamp < self.first:

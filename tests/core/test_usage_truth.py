@@ -185,8 +185,14 @@ def test_forks_count_once_and_hand_copies_count_again(tmp_path: Path) -> None:
         {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-05-01T10:00:01.000Z",
          "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage}},
     ]  # fmt: skip
-    extra = {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "2026-05-02T10:00:01.000Z",
-             "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage}}  # fmt: skip
+    reply = {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage}
+    extra = {
+        "type": "message",
+        "id": "a2",
+        "parentId": "a1",
+        "timestamp": "2026-05-02T10:00:01.000Z",
+        "message": reply,
+    }
 
     def write(name: str, header: dict, rows: list[dict]) -> Path:
         path = sessions / name
@@ -225,8 +231,10 @@ def test_a_small_benchmark_history(tmp_path: Path, oracle_dir: Path) -> None:
     node = shutil.which("node")
     assert node is not None
     work = tmp_path / "templates"
-    jobs = [("small", ["--only", "linear,branches,compaction,fork,edge", "--seed", "11"]),
-            ("large", ["--only", "large", "--large", "60", "--seed", "12", "--large-branch-every", "20"])]  # fmt: skip
+    jobs = [
+        ("small", ["--only", "linear,branches,compaction,fork,edge", "--seed", "11"]),
+        ("large", ["--only", "large", "--large", "60", "--seed", "12", "--large-branch-every", "20"]),
+    ]
     templates = []
     for name, args in jobs:
         subprocess.run(
