@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -71,7 +72,7 @@ def child(root: Path, catalogue: Path) -> int:
             result[steps.pop(0)] = now - started["t"]
         if not steps:
             timer.stop()
-            gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+            gaps = [b - a for a, b in itertools.pairwise(ticks)]
             result["stall"] = max(gaps, default=0.0) - 0.005
             result["paint"] = max(paints, default=0.0)
             result["records"] = float(len(window.usage._records.records)) if window.usage._records else 0.0
