@@ -2,6 +2,6 @@
 
 import sys
 
-from gui.app import main
+from gui.app import run
 
-sys.exit(main())
+sys.exit(run())

@@ -29,6 +29,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon, QImageReader
 from PySide6.QtWidgets import QApplication
 
+from gui.leaving import close_on_termination, leave
 from gui.main_window import DEMO_DIR, MainWindow
 from gui.settings import APPLICATION, ORGANIZATION
 from gui.single_instance import InstanceServer, forward_to_running
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from core.session import Session
     from gui.widgets.diff_window import DiffWindow
 
-__all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main"]
+__all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main", "run"]
 
 ICON_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"  # also in the PyInstaller bundle
 ICON_SIZES = (16, 32, 48, 64, 128, 256)  # prime-sessions-<N>.png, rendered by packaging/render_icons.py
@@ -90,8 +91,12 @@ def _no_display() -> bool:
     return not any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the app; returns the process exit code."""
+def main(argv: list[str] | None = None, *, leave_process: bool = False) -> int:
+    """Run the app; returns the process exit code.
+
+    With ``leave_process`` (the entry points), the process ends as soon as the window has closed, without
+    waiting for cancelled work or tearing the interpreter down (:func:`gui.leaving.leave`).
+    """
     args_in = sys.argv[1:] if argv is None else list(argv)
     checking = "--smoke-test" in args_in or any(a.startswith("--scripted-check") for a in args_in)
     if QApplication.instance() is None and _no_display() and not checking:
@@ -131,14 +136,25 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{_PROG}: {forwarded.sentence}", file=sys.stderr)
             return 0 if forwarded.ok else 1
     window = MainWindow(roots=roots, open_path=open_path)
+    # Before the socket appears: a start that finds the socket may count on the window closing on SIGTERM.
+    termination = close_on_termination(window)
     server = InstanceServer(lambda path: _open_in(window, path), parent=window)
     if not args.new_window:
         server.listen()  # False when another window listens already (started at the same moment)
     window.show()
     try:
-        return app.exec()
+        code = app.exec()
     finally:
         server.close()
+        termination.restore()
+    if leave_process:
+        leave(code)  # the window has closed: nothing left is worth waiting for (gui.leaving)
+    return code
+
+
+def run() -> int:
+    """The ``prime-sessions-gui`` entry point: :func:`main`, and the process ends when the window closes."""
+    return main(leave_process=True)
 
 
 def _open_in(window: MainWindow, path: str | None) -> str | None:

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_window(args):
         from gui.app import main as app_main
 
-        return app_main(args)
+        return app_main(args, leave_process=argv is None)  # a test calling main() keeps its process
     core.cli.export.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
     return core.cli.main(args)
 

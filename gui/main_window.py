@@ -43,7 +43,11 @@ if TYPE_CHECKING:
 __all__ = ["DEMO_DIR", "MainWindow", "session_title"]
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
-_SHUTDOWN_MSECS = 10_000
+# On close, reads (a load, a catalogue pass, a search) get this long to notice they were cancelled; the
+# process then ends without them (gui.leaving). A fork or clone being written is waited for, up to a minute.
+_SHUTDOWN_MSECS = 300
+_FINISH_CHANNELS = ("edit-new-file",)
+_FINISH_MSECS = 60_000
 _MENU_TITLES = {
     "File": "&File",
     "Edit": "&Edit",
@@ -365,6 +369,6 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.write_settings()
         self.catalogue.close()
-        self.runner.shutdown(_SHUTDOWN_MSECS)
+        self.runner.shutdown(_SHUTDOWN_MSECS, _FINISH_CHANNELS, _FINISH_MSECS)
         self.opened.stop_watching()
         super().closeEvent(event)

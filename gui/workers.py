@@ -20,7 +20,7 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
@@ -82,17 +82,24 @@ class Task(QRunnable):
         self.cancel = cancel
         self.context = TaskContext(signals, cancel)
         self.done_at: float | None = None  # monotonic time of the last step of run()
+        self.channel = ""  # the request channel it was started on (TaskRunner.start)
 
     def run(self) -> None:
         try:
             try:
                 result = self._fn(self.context)
             except Exception as err:  # reported to the GUI, never raised into Qt's thread
-                self.signals.failed.emit(_detached(err))
+                self._report(self.signals.failed, _detached(err))
             else:
-                self.signals.finished.emit(result)
+                self._report(self.signals.finished, result)
         finally:
             self.done_at = time.monotonic()
+
+    def _report(self, signal: Any, value: object) -> None:
+        try:
+            signal.emit(value)
+        except RuntimeError:  # the window and its signals went away while this ran: nobody is left to tell
+            pass
 
 
 def _detached(error: BaseException) -> BaseException:
@@ -229,6 +236,7 @@ class TaskRunner(QObject):
         self._cancels[channel] = cancel
         signals = TaskSignals(self)  # main thread, so its slots run here (queued from the worker)
         task = Task(fn, signals, cancel)
+        task.channel = channel
 
         def current() -> bool:
             return not self._closed and self._generation.get(channel) == generation
@@ -254,8 +262,12 @@ class TaskRunner(QObject):
         self._pool.start(task)
         return generation
 
-    def shutdown(self, msecs: int = 5000) -> bool:
-        """Cancel every task and wait up to ``msecs`` for the pool; True when it went idle in time."""
+    def shutdown(self, msecs: int = 5000, finish: Collection[str] = (), finish_msecs: int = 0) -> bool:
+        """Cancel every task and wait up to ``msecs`` for the pool; True when it went idle in time.
+
+        A task on one of the ``finish`` channels (one that writes what the user asked for, such as a
+        fork) is waited for up to ``finish_msecs`` in all, as long as one still runs.
+        """
         if not self._closed:
             _MainThreadCollector.release()
         self._closed = True
@@ -265,6 +277,8 @@ class TaskRunner(QObject):
             task.cancel.set()
         self._cancels.clear()
         idle = self._pool.waitForDone(msecs)
+        if not idle and any(t.channel in finish and t.done_at is None for t in self._tasks):
+            idle = self._pool.waitForDone(max(0, finish_msecs - msecs))
         if idle:
             self._tasks.clear()
         else:

@@ -392,7 +392,7 @@ def check_contents(bundle: Path, report: Report) -> None:
         for stem in sorted(stems):
             found = (plugins / kind / f"lib{stem}.so").is_file()
             report.check(found, f"bundle holds the Qt plugin {kind}/{stem}", "missing")
-    # Help > Documentation (F1) renders the README from beside gui/; without it the window shows an empty page.
+    # Help > Documentation (F1) renders the README from beside gui/; without it the page is empty.
     readme = bundle / "_internal" / "README.md"
     report.check(readme.is_file(), "bundle holds README.md for Help > Documentation", "missing")
 

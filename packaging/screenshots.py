@@ -5,11 +5,14 @@ Starts the real window under an X server and saves one PNG per main view to ``OU
 * ``session.png``: a session selected, an assistant message with a tool call (and its diff) shown;
 * ``search.png``: a full-text search and its first hit opened;
 * ``context.png``: "What the model saw" (context mode) at the leaf of the compaction session;
-* ``branches.png``: the branches session with the tree in the ``all`` filter mode;
-* ``dark.png``: the first view in the dark theme (View > Theme > Dark).
+* ``branches.png``: the branches session with the tree in the ``all`` filter mode.
+
+Each view is shot at 1600x1000 and 1100x680, in the light and the dark theme (View > Theme): the names say
+which (:func:`shot_name`: ``session.png``, ``session-dark.png``, ``session-1100.png``,
+``session-1100-dark.png``).
 
 Without ``DISPLAY`` (and without ``QT_QPA_PLATFORM``) the script runs itself again under
-``xvfb-run -a -s "-screen 0 1400x900x24"`` with ``QT_QPA_PLATFORM=xcb``. That needs, on Debian/Ubuntu,
+``xvfb-run -a -s "-screen 0 1700x1100x24"`` with ``QT_QPA_PLATFORM=xcb``. That needs, on Debian/Ubuntu,
 ``apt-get install -y --no-install-recommends`` with the packages of :data:`APT_PACKAGES` (xvfb, xauth and
 the xcb libraries of Qt's X11 platform plugin).
 
@@ -34,7 +37,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"
-SCREEN = "1400x900x24"
+SCREEN = "1700x1100x24"
 TIMEOUT_SECS = 90
 MAX_PNG_BYTES = 300_000  # a larger screenshot is saved again in 256 colours (see _quantized)
 SETTLE_MSECS = 250  # after the last signal of a step: let layouts, scroll bars and repaints finish
@@ -161,21 +164,57 @@ def _quantized(image: Any) -> Any:
     return rgb.convertToFormat(QImage.Format.Format_Indexed8, colours, Qt.ImageConversionFlag.ThresholdDither)
 
 
+# The sizes and themes every main view is shown in: a large desktop window and a small laptop one.
+SIZES = ((1600, 1000), (1100, 680))
+THEMES = ("light", "dark")
+VIEWS = ("session", "search", "context", "branches")
+
+
+def shot_name(view: str, size: tuple[int, int], theme: str) -> str:
+    """``session.png`` for the large light window (the README's pictures); ``session-1100-dark.png`` etc."""
+    suffix = "" if size == SIZES[0] else f"-{size[0]}"
+    suffix += "" if theme == "light" else f"-{theme}"
+    return f"{view}{suffix}.png"
+
+
 def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tuple, None]:
-    """The steps: each ``yield`` waits for the window; each ``_save`` writes one screenshot."""
+    """Every view in every size and theme; each ``yield`` waits for the window."""
     from PySide6.QtGui import QPalette
 
-    def save(name: str) -> None:
+    yield Wait(window.catalogue.refresh_finished, check=lambda args: bool(args and args[0]))
+    for theme in THEMES:
+        window.view.set_theme(theme)
+        yield Wait()  # the palette reaches the widgets through events
+        dark = window.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        if dark != (theme == "dark"):
+            raise RuntimeError(f"the {theme} theme did not apply")
+        for size in SIZES:
+            window.resize(*size)
+            yield Wait()
+            yield from _views(window, sessions, outdir, lambda view, s=size, t=theme: shot_name(view, s, t))
+    window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
+
+
+def _views(
+    window: Any, sessions: Path, outdir: Path, name: Callable[[str], str]
+) -> Generator[Wait, tuple, None]:
+    """The four main views, one screenshot each."""
+
+    def save(view: str) -> None:
         bar = window.statusBar()
         if str(sessions.parent) in bar.currentMessage():
             bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
-        path = outdir / name
+        path = outdir / name(view)
         image = window.grab().toImage()
+        if (image.width(), image.height()) != (window.width(), window.height()) or image.isNull():
+            raise RuntimeError(f"the grab of {path.name} is {image.width()}x{image.height()}")
         if not image.save(str(path), "PNG"):
             raise OSError(f"cannot write {path}")
         if path.stat().st_size > MAX_PNG_BYTES and not _quantized(image).save(str(path), "PNG"):
             raise OSError(f"cannot write {path}")
-        print(f"screenshots: wrote {path} ({path.stat().st_size // 1024} KB)")
+        print(
+            f"screenshots: wrote {path} ({image.width()}x{image.height()}, {path.stat().st_size // 1024} KB)"
+        )
 
     def select_session(file_name: str) -> Callable[[], None]:
         def action() -> None:
@@ -190,16 +229,22 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
         if not window.opened.select_entry(entry_id):
             raise RuntimeError(f"entry {entry_id} is not in the tree")
 
-    yield Wait(window.catalogue.refresh_finished, check=lambda args: bool(args and args[0]))
+    def open_session(file_name: str) -> Wait:
+        current = window.opened.session.path if window.opened.session is not None else None
+        if current == os.path.abspath(sessions / file_name):
+            return Wait(None, select_session(file_name))
+        return Wait(window.context.session_loaded, select_session(file_name))
 
     # (1) a session with an assistant message that calls a tool
-    yield Wait(window.context.session_loaded, select_session(LINEAR))
+    window.filter_mode.set_mode("default")
+    yield open_session(LINEAR)
     yield Wait(None, lambda: select_entry(LINEAR_EDIT_CALL))
-    save("session.png")
+    save("session")
 
     # (2) a full-text search; the first hit opened (the hit list made taller, as a user would drag it)
     list_sizes = window.left_splitter.sizes()
-    window.left_splitter.setSizes([sum(list_sizes) - 430, 430])
+    hits_height = min(430, sum(list_sizes) // 2)
+    window.left_splitter.setSizes([sum(list_sizes) - hits_height, hits_height])
     yield Wait(
         window.catalogue.search_finished,
         lambda: window.catalogue.search(SEARCH_WORD),
@@ -213,40 +258,26 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
         yield Wait(None, lambda: window.search_panel.activate(0))
     window.search_panel.results.setFocus()
     yield Wait()
-    save("search.png")
+    save("search")
     window.left_splitter.setSizes(list_sizes)
     window.search_edit.clear()  # the next pictures show one thing each
     window.search_panel.clear_hits()
 
     # (3) what the model saw at the leaf of the compaction session
-    yield Wait(window.context.session_loaded, select_session(COMPACTION))
+    yield open_session(COMPACTION)
     yield Wait(window.messages.context_shown, lambda: window.context_toggle.setChecked(True))
     window.message_view.verticalScrollBar().setValue(0)  # the top: the compaction summary, then what was kept
     yield Wait()
-    save("context.png")
+    save("context")
     window.context_toggle.setChecked(False)
 
     # (4) the branches session, every entry shown: the branch point and its three branches
-    yield Wait(window.context.session_loaded, select_session(BRANCHES))
+    yield open_session(BRANCHES)
     window.filter_mode.set_mode("all")
     window.tree.expandAll()
     window.opened.select_leaf()
     yield Wait()
-    save("branches.png")
-
-    # (5) the first view again, in the dark theme (View > Theme > Dark; "follow the system" does the same
-    # on a dark desktop, which Xvfb does not have)
-    window.filter_mode.set_mode("default")
-    yield Wait(window.context.session_loaded, select_session(LINEAR))
-    window.view.set_theme("dark")
-    select_entry(LINEAR_EDIT_CALL)
-    yield Wait()
-    window_colour = window.palette().color(QPalette.ColorRole.Window)
-    if window_colour.lightness() >= 128:
-        print("screenshots: dark.png skipped (the dark theme did not apply)")
-        return
-    save("dark.png")
-    window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
+    save("branches")
 
 
 def main(argv: list[str] | None = None) -> int:

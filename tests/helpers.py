@@ -99,6 +99,58 @@ def start_agent(
     return subprocess.Popen([sys.executable, "-c", script, str(path), str(count), timestamp])
 
 
+def start_slow_agent(
+    path: Path,
+    stop: Path,
+    *,
+    pieces: int = 4,
+    pause: float = 0.003,
+    gap: float = 0.02,
+    lock_line_starts: bool = True,
+    timestamp: str = "2026-03-05T16:00:00.000Z",
+) -> subprocess.Popen[str]:
+    """Another process appending custom entries to ``path`` until ``stop`` exists, each line in pieces.
+
+    Each line (about 400 bytes) goes out in ``pieces`` ``write()`` calls with ``pause`` seconds between
+    them, then the agent rests ``gap`` seconds: a slow writer, or a large line flushed in parts, as the
+    reference's own writes are not. It prints ``started`` before its first line; once ``stop`` appears it
+    finishes the line it is writing, prints how many lines it wrote and exits (the ids are
+    :func:`agent_ids` of that count).
+
+    With ``lock_line_starts`` the first ``write()`` of each line is made holding the file's ``flock``
+    (the later pieces never are): no check can see a line that starts in the instant between an
+    editor's last look and its write, so a test of what the checks do keeps that instant out.
+    """
+    script = (
+        "import fcntl, os, sys, time, orjson\n"
+        "path, stop, pieces, pause, gap, lock, ts = sys.argv[1:]\n"
+        "pieces, pause, gap, lock = int(pieces), float(pause), float(gap), lock == '1'\n"
+        "fd = os.open(path, os.O_WRONLY | os.O_APPEND)\n"
+        "print('started', flush=True)\n"
+        "i = 0\n"
+        "while not os.path.exists(stop):\n"
+        "    e = {'type': 'custom', 'customType': 'agent', 'data': {'i': i, 'pad': 'x' * 300},\n"
+        "         'id': f'a{i:07d}', 'parentId': None, 'timestamp': ts}\n"
+        "    line = orjson.dumps(e) + b'\\n'\n"
+        "    step = -(-len(line) // pieces)\n"
+        "    for start in range(0, len(line), step):\n"
+        "        if start:\n"
+        "            time.sleep(pause)\n"
+        "        elif lock:\n"
+        "            fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "        os.write(fd, line[start:start + step])\n"
+        "        if not start and lock:\n"
+        "            fcntl.flock(fd, fcntl.LOCK_UN)\n"
+        "    i += 1\n"
+        "    time.sleep(gap)\n"
+        "print(i)\n"
+    )
+    arguments = [str(path), str(stop), str(pieces), str(pause), str(gap), "1" if lock_line_starts else "0"]
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *arguments, timestamp], stdout=subprocess.PIPE, text=True
+    )
+
+
 def private_environment(folder: Path, **extra: str) -> dict[str, str]:
     """This process's environment for a whole app process that reads and writes nothing of the user's.
 

@@ -29,6 +29,7 @@ import orjson
 
 from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
+from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import read_whole
 from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors
 from core.catalogue.search import Hit, SearchFilters, search_entries
@@ -144,6 +145,10 @@ class Catalogue:
                 if readers is not None:
                     readers.close()
                 batch.abort()  # an error escaped: what the open batch wrote is undone
+            if batch.replaced and not stats.cancelled:
+                # Files read again whole may have lost texts (an edited file); a cancelled pass leaves
+                # that to the next pass that removes a file.
+                stats.texts_purged += purge_unheld_texts(conn)
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -196,6 +201,7 @@ class Catalogue:
                 if row is not None:
                     with batch.file() as conn:
                         delete_file_rows(conn, row.id)
+                    batch.replaced = True
             bytes_done += size
             stats.bytes_read = bytes_done
             batch.maybe_commit()  # a list reading the catalogue sees the files at most a batch late

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from core.errors import PrimeSessionsError
 
 SCHEMA_VERSION = 6
+TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
 # that nobody created it meanwhile (``executescript`` would commit that transaction first).
@@ -58,7 +59,7 @@ _SCHEMA = (
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
-    "CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')",
+    f"CREATE VIRTUAL TABLE fts USING fts5(body, content='', tokenize='{TOKENIZE}')",
 )
 
 
@@ -126,6 +127,8 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA cache_size=-65536")
+        # What is deleted is overwritten with zeros: a trashed session's words must leave the file.
+        conn.execute("PRAGMA secure_delete=ON")
         if _schema_state(conn) == (0, 0):
             with transaction(conn):
                 # Check again under the write lock: another process may have just created it.

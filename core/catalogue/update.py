@@ -8,9 +8,10 @@ leaves the catalogue. A pass over an unchanged history only stats files (:func:`
 Text is stored once however many entries hold it (content addressing): forks and clones copy their
 parent's entries, and the same file is read or the same output printed again and again. Each distinct
 text gets one FTS row; ``texts`` maps its key (64 bits of its SHA-1) to that rowid, and each
-searchable entry's row in ``entries`` points at it. A contentless FTS table cannot delete rows
-without their text, so the text rows of a re-indexed or deleted file stay behind; every query joins
-on ``entries``, so they never show, and a file that is read again finds its texts already there.
+searchable entry's row in ``entries`` points at it. Every query joins on ``entries``, so a text no
+entry holds never shows; a pass in which files left the catalogue or were read again whole removes such
+texts from the index and from the file's bytes (:mod:`core.catalogue.purge`), since a trashed session's
+words must not stay in the cache.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
+from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
@@ -45,6 +47,7 @@ class RefreshStats:
         files_indexed: files read whole (new, or changed in a way that is not an append).
         files_appended: files read only from where the last pass stopped.
         files_removed: files that disappeared and left the catalogue.
+        texts_purged: texts no entry held any more (those files' words), removed from the index.
         files_from_readers: of the files read whole, those read by worker processes.
         readers: worker processes started (0: everything was read in this process).
         bytes_read: bytes of session files read.
@@ -57,6 +60,7 @@ class RefreshStats:
     files_indexed: int = 0
     files_appended: int = 0
     files_removed: int = 0
+    texts_purged: int = 0
     files_from_readers: int = 0
     readers: int = 0
     bytes_read: int = 0
@@ -107,6 +111,8 @@ def plan_refresh(conn: sqlite3.Connection, root_paths: list[Path], stats: Refres
             for file_id in gone:
                 delete_file_rows(conn, file_id)
         stats.files_removed = len(gone)
+        # Before any batch: no batch of this pass remembers a text id yet.
+        stats.texts_purged += purge_unheld_texts(conn)
     work = []
     for path, st in found.items():
         ident = known.get(path)
@@ -165,7 +171,9 @@ class Batch:
     catalogue lags behind. A file whose writing fails is undone alone (its savepoint).
 
     ``indexed`` maps the keys of texts known to be indexed to their FTS rowid, sparing lookups.
-    It is only a cache: emptied when anything is rolled back, and when it grows too big.
+    It is only a cache: emptied when anything is rolled back, when it grows too big, and when another
+    connection wrote between two of its transactions (it may have purged texts, see
+    :mod:`core.catalogue.purge`). ``replaced`` is set once a file's earlier rows were deleted.
     """
 
     SECONDS = 0.25
@@ -174,6 +182,8 @@ class Batch:
         self.conn = conn
         self.began: float | None = None
         self.indexed: dict[int, int] = {}
+        self.replaced = False
+        self._data_version: int | None = None  # PRAGMA data_version after this batch's last commit
 
     @contextmanager
     def file(self) -> Iterator[sqlite3.Connection]:
@@ -181,6 +191,9 @@ class Batch:
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
             self.began = time.monotonic()
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self.indexed.clear()  # someone else committed since: what it knew may be gone
         self.conn.execute("SAVEPOINT file")
         try:
             yield self.conn
@@ -210,6 +223,7 @@ class Batch:
             except sqlite3.Error as err:
                 self.abort()
                 raise CatalogueError(f"Cannot write the catalogue: {err}.") from err
+            self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
 
     def abort(self) -> None:
         """Roll back what the batch wrote since its last commit (nothing happens after a commit)."""
@@ -237,6 +251,7 @@ def write_whole(batch: Batch, read: WholeRead) -> None:
         # By path, inside the write lock: another process may have catalogued it meanwhile.
         for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (read.path,)).fetchall():
             delete_file_rows(conn, old_id)
+            batch.replaced = True
         file_id = conn.execute(
             "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
             " VALUES (?, 0, 0, 0, x'', x'')",
@@ -250,8 +265,11 @@ def write_whole(batch: Batch, read: WholeRead) -> None:
 
 
 def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
-    """Remove a file and its entries and overrides from the catalogue (its FTS rows stay, unseen)."""
-    # FTS rows of a contentless table stay behind; without an entries row no query returns them.
+    """Remove a file and its entries and overrides from the catalogue.
+
+    Its texts stay in the index (other files may hold them) until :mod:`core.catalogue.purge` removes
+    those no entry holds; without an entries row no query returns them meanwhile.
+    """
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))

@@ -356,10 +356,24 @@ def _tree(args: argparse.Namespace) -> int:
         label = session.label_for(entry.id)
         badge = f"[{label}] " if label else ""
         lines.append(
-            f"{marker} {'  ' * depth}{entry.id} {badge}{entry_preview(entry, body, width=args.width)}"
+            f"{marker} {_tree_indent(depth)}{entry.id} {badge}{entry_preview(entry, body, width=args.width)}"
         )
     sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
     return 0
+
+
+_INDENT_LEVELS = 12  # branch points shown as indentation; deeper ones say their depth instead
+
+
+def _tree_indent(depth: int) -> str:
+    """Two spaces per branch point up to :data:`_INDENT_LEVELS`, then that much and ``+DEPTH``.
+
+    A session with 10,000 nested branch points would otherwise print 200 MB of spaces (100,000:
+    out of memory); capped, the output grows with the number of entries, not with its square.
+    """
+    if depth <= _INDENT_LEVELS:
+        return "  " * depth
+    return f"{'  ' * _INDENT_LEVELS}+{depth} "
 
 
 # ---------------------------------------------------------------------------- check

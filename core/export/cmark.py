@@ -16,7 +16,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from core.export.common import without_surrogates
 from core.export.highlighter import LT, Highlighter
+from core.export.pieces import SPLIT_ABOVE, append_rendered, markdown_pieces
 
 __all__ = ["markdown_to_html", "render_markdown"]
 
@@ -53,6 +55,17 @@ def render_markdown(text: str, highlighter: Highlighter) -> str:
         text: the Markdown.
         highlighter: colours the code blocks within its budget.
     """
+    if len(text) <= SPLIT_ABOVE:
+        return _render_piece(text, highlighter)
+    # Many megabytes: a piece at a time, so cmark's parse tree (27 times the text) stays small.
+    out: list[str] = []
+    for piece, line_break in markdown_pieces(text):
+        append_rendered(out, _render_piece(piece, highlighter), line_break)
+    return "".join(out)
+
+
+def _render_piece(text: str, highlighter: Highlighter) -> str:
+    """:func:`render_markdown` of one piece (all of a text under :data:`SPLIT_ABOVE`)."""
     from cmarkgfm.cmark import Options
 
     source = text.replace(LT, "\ufffd").replace("\x00", "\ufffd")
@@ -63,8 +76,8 @@ def render_markdown(text: str, highlighter: Highlighter) -> str:
     options = Options.CMARK_OPT_HARDBREAKS | Options.CMARK_OPT_GITHUB_PRE_LANG
     try:
         out = _cmark(source, options)
-    except UnicodeEncodeError:  # a lone surrogate: cmark takes UTF-8 only
-        out = _cmark(source.encode("utf-8", "replace").decode("utf-8"), options)
+    except UnicodeEncodeError:  # a lone surrogate: cmark takes UTF-8 only, so it is shown as U+FFFD
+        out = _cmark(without_surrogates(source), options)
     # Links and images need a "]" in the source ([text](url), [ref], ![alt]...) or an autolink's "<"
     # (the only "<" left in it): without either, the two searches of the output are skipped.
     if "]" in source or "<" in source:

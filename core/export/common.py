@@ -49,6 +49,7 @@ _INFO_CHARS = re.compile(r"[^A-Za-z0-9_+.#-]")
 # escaping every ASCII punctuation mark would be valid but makes the raw Markdown unreadable.
 _MD_PUNCT = re.compile(r"([\\`*_\[\]<>|~&])")
 _HTML_SPECIAL = re.compile("[&<>\"'\x00]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _YEAR_10000_MS = 253_402_300_800_000  # 10000-01-01 00:00:00 UTC: the first time utc_time cannot show
 
 
@@ -64,6 +65,9 @@ class ExportOptions:
         images: ``"embed"`` (data URIs), ``"beside"`` (files next to the export) or ``"omit"``.
         redact: replace credentials found by :mod:`core.export.redact` with a marker.
         literals: further strings to redact (whether or not ``redact`` is on).
+        safe_markdown: in the Markdown export (and the PDF made from it), escape raw HTML and neutralise
+            ``javascript:``/``vbscript:``/``data:`` links in message text (:mod:`core.export.safe_markdown`);
+            False carries message text exactly as written. The HTML export is safe either way.
     """
 
     thinking: bool = True
@@ -73,6 +77,7 @@ class ExportOptions:
     images: str = "embed"
     redact: bool = False
     literals: tuple[str, ...] = ()
+    safe_markdown: bool = True
 
     @property
     def redacting(self) -> bool:
@@ -175,9 +180,59 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True).replace("\x00", "\ufffd")
 
 
+def without_surrogates(text: str) -> str:
+    r"""``text`` with each lone surrogate (a ``"\ud800"`` escape in the file) replaced by U+FFFD.
+
+    A lone surrogate has no UTF-8 form: a URL or a file name cannot hold one, so where text must be
+    encoded strictly it is shown as the replacement character instead of stopping the export.
+    """
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
 def esc_text(text: str) -> str:
     """``text`` escaped for HTML element text (quotes need no escaping outside attributes)."""
     return html.escape(text, quote=False).replace("\x00", "\ufffd")
+
+
+def redacted_cut(text: str, width: int, redactor: Redactor | None) -> str:
+    """``text`` redacted whole, then cut to ``width`` characters (the last one ``…`` when cut).
+
+    In this order because a secret across the cut, cut first, lost the part that made it look like one
+    (half a GitHub token, a JWT without its signature) and the rest was shown as written. A marker the
+    cut would split is left out whole (the text is cut before it), and only the markers shown are
+    counted: the counts say what the export holds.
+
+    Args:
+        text: the text (one line, for a title).
+        width: the most characters shown.
+        redactor: replaces the secrets; None for none.
+    """
+    spans = redactor.find(text) if redactor is not None and text else []
+    if redactor is None or not spans:
+        return text if len(text) <= width else text[: width - 1] + "…"
+    from core.export.redact import marker
+
+    pieces: list[str] = []
+    markers: list[tuple[int, int, str]] = []  # each marker's start and end in the redacted text, its kind
+    size = last = 0
+    for start, end, kind in spans:
+        pieces.append(text[last:start])
+        size += start - last
+        pieces.append(marker(kind))
+        markers.append((size, size + len(pieces[-1]), kind))
+        size += len(pieces[-1])
+        last = end
+    pieces.append(text[last:])
+    redacted = "".join(pieces)
+    if len(redacted) <= width:
+        redactor.counts.update(kind for _start, _end, kind in markers)
+        return redacted
+    cut = width - 1
+    for start, end, _kind in markers:
+        if start < cut < end:
+            cut = start
+    redactor.counts.update(kind for _start, end, kind in markers if end <= cut)
+    return redacted[:cut] + "…"
 
 
 def utc_time(ms: object) -> str:
@@ -264,10 +319,7 @@ def metadata(
     tokens, cost = entries_usage(session, entries)
     times = [e.ts_ms for e in entries]
     known = [t for t in times if t is not None]
-    title = session.name or session.first_message or ""
-    title = " ".join(title.split())
-    if len(title) > 100:
-        title = title[:99] + "…"
+    title = redacted_cut(" ".join((session.name or session.first_message or "").split()), 100, redactor)
     rows = [
         ("Session", session.session_id or "(no id)"),
         ("Name", session.name or ""),
@@ -284,6 +336,6 @@ def metadata(
         *_agent_rows(session.header or {}),
     ]
     return Metadata(
-        title=clean(title) or "Session " + (session.session_id or ""),
+        title=title or "Session " + (session.session_id or ""),
         rows=[(label, clean(value)) for label, value in rows if value],
     )

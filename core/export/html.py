@@ -29,9 +29,18 @@ from typing import TYPE_CHECKING
 from core.body.content import Block
 from core.body.tools import paired
 from core.export.cmark import render_markdown
-from core.export.common import ExportOptions, ImageSink, esc, esc_text, metadata, select_entries, wanted
+from core.export.common import (
+    ExportOptions,
+    ImageSink,
+    esc,
+    esc_text,
+    metadata,
+    select_entries,
+    wanted,
+    without_surrogates,
+)
 from core.export.highlighter import Highlighter
-from core.export.island import EMPTY_JSON, Node, entry_class, island, json_fragment, tree_node
+from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
 from core.render.notes import session_notes
@@ -208,7 +217,7 @@ def session_to_html(
     renderer.notes = session_notes(session)
     nodes: list[Node] = [[]] * len(entries)
     # Each fragment goes into the data island as soon as it is rendered (see island()).
-    fragments: list[bytes | str] = [EMPTY_JSON] * len(entries)
+    fragments: list[Fragment] = [EMPTY_JSON] * len(entries)
     shown_under: dict[int, int] = {}
     for entry, body, results in paired(entries, session.bodies(entries)):
         i = position[entry.id]
@@ -242,8 +251,13 @@ def session_to_html(
 
 
 def _url_id(entry_id: str) -> str:
+    r"""``entry_id`` percent-encoded for a ``#e-ID`` link.
+
+    A lone surrogate (from a ``"\ud800"`` escape in the file) has no UTF-8 form, so no URL can carry it:
+    it becomes U+FFFD, and such a link leads nowhere instead of stopping the export.
+    """
     if entry_id.isalnum() and entry_id.isascii():
         return entry_id  # the usual 8-hex id needs no quoting
     from urllib.parse import quote
 
-    return quote(entry_id, safe="")
+    return quote(without_surrogates(entry_id), safe="")

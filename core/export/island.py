@@ -21,10 +21,21 @@ if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry
 
-__all__ = ["EMPTY_JSON", "Node", "entry_class", "island", "json_for_script", "json_fragment", "tree_node"]
+__all__ = [
+    "EMPTY_JSON",
+    "Fragment",
+    "Node",
+    "entry_class",
+    "island",
+    "json_for_script",
+    "json_fragment",
+    "tree_node",
+]
 
 Node: TypeAlias = list[object]
 """One sidebar row: ``[parent index, class, preview, label, id, kind]``."""
+Fragment: TypeAlias = bytes | list[bytes] | str
+"""An entry's HTML in the island: its JSON, that JSON in pieces, or the text itself (see json_fragment)."""
 
 _PREVIEW_SOURCE = 600  # characters of a text a sidebar preview is made from
 # Inside <script type="application/json"> only "<" means anything to the HTML parser ("</script" ends
@@ -40,6 +51,7 @@ _JSON_ESCAPES = (
 # of the 20,000-message session took 60 ms, this one 14 ms, and it almost never finds anything.
 _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 EMPTY_JSON = b'""'  # the island's fragment of an entry the options leave out
+_SLICE = 1024 * 1024  # characters of a fragment encoded at a time (see json_fragment)
 _ROLE_CLASS = {
     "user": "user",
     "assistant": "assistant",
@@ -67,18 +79,27 @@ def entry_class(entry: Entry) -> str:
     return _KIND_CLASS.get(entry.kind, "meta")
 
 
-def json_fragment(text: str) -> bytes | str:
+def json_fragment(text: str) -> Fragment:
     """``json_for_script(text)``, or ``text`` itself when orjson refuses it (a lone surrogate).
 
-    :func:`island` then writes the whole island the slow way.
+    :func:`island` then writes the whole island the slow way. A text longer than :data:`_SLICE` comes
+    back as a list of pieces encoded a slice at a time: encoding is character by character, so the
+    pieces joined are the same bytes, and the 90 MB fragment of a huge message is not held three
+    times over (text, JSON, escaped JSON) at once.
     """
     try:
-        return _script_safe(orjson.dumps(text))
+        if len(text) <= _SLICE:
+            return _script_safe(orjson.dumps(text))
+        pieces = [b'"']
+        for start in range(0, len(text), _SLICE):
+            pieces.append(_script_safe(orjson.dumps(text[start : start + _SLICE])[1:-1]))
+        pieces.append(b'"')
+        return pieces
     except TypeError:
         return text
 
 
-def island(nodes: list[Node], fragments: list[bytes | str], under: dict[str, int], leaf: int) -> list[bytes]:
+def island(nodes: list[Node], fragments: list[Fragment], under: dict[str, int], leaf: int) -> list[bytes]:
     """``json_for_script({"n": nodes, "h": fragments, "u": under, "leaf": leaf})``, in pieces to join.
 
     The fragments come already encoded (:func:`json_fragment`), which is what orjson would write for them
@@ -87,7 +108,7 @@ def island(nodes: list[Node], fragments: list[bytes | str], under: dict[str, int
     system. A fragment left as text (a lone surrogate) or nodes orjson refuses send the whole island
     the old way: json_for_script then escapes every non-ASCII character of it, not just of that text.
     """
-    encoded = [fragment for fragment in fragments if isinstance(fragment, bytes)]
+    encoded = [fragment for fragment in fragments if not isinstance(fragment, str)]
     if len(encoded) == len(fragments):
         try:
             head = _script_safe(orjson.dumps(nodes))
@@ -96,14 +117,20 @@ def island(nodes: list[Node], fragments: list[bytes | str], under: dict[str, int
         else:
             pieces = [b'{"n":', head, b',"h":[']
             for fragment in encoded:
-                pieces.append(fragment)
+                if isinstance(fragment, bytes):
+                    pieces.append(fragment)
+                else:
+                    pieces.extend(fragment)
                 pieces.append(b",")
             if encoded:
                 pieces.pop()
             tail = b'],"u":' + json_for_script(under) + b',"leaf":' + json_for_script(leaf) + b"}"
             pieces.append(tail)
             return pieces
-    texts = [f if isinstance(f, str) else orjson.loads(f) for f in fragments]
+    texts = [
+        f if isinstance(f, str) else orjson.loads(f if isinstance(f, bytes) else b"".join(f))
+        for f in fragments
+    ]
     return [json_for_script({"n": nodes, "h": texts, "u": under, "leaf": leaf})]
 
 
@@ -123,15 +150,17 @@ def tree_node(
         keep: whether the options keep the entry (a row left out says so instead of a preview).
         position: entry id -> its index in the island.
         labels: entry id -> its label.
-        redactor: applied to the preview and the label; None for none.
+        redactor: applied to the body (before its preview is cut) and the label; None for none (the
+            HTML export passes bodies it has redacted already).
     """
     if entry is None:
         return [-1, "meta", "", None, "", ""]
     parent = position.get(entry.parent_id, -1) if entry.parent_id is not None else -1
     if keep:
-        preview = _quick_preview(entry, body) or entry_preview(entry, _clipped(body), 120)
         if redactor is not None:
-            preview = redactor.text(preview)
+            # The whole body first, the cut after: a secret across the cut would not be recognised.
+            body = redactor.value(body)
+        preview = _quick_preview(entry, body) or entry_preview(entry, _clipped(body), 120)
     else:
         preview = f"[{entry.type or 'entry'}: left out]"
     label = labels.get(entry.id)

@@ -71,8 +71,12 @@ class MarkdownMarkup:
         return inner + "\n\n"
 
     def markdown(self, text: str) -> str:
-        """Message text, which is Markdown as the author wrote it."""
+        """Message text, which is Markdown as the author wrote it (raw HTML escaped in safe mode)."""
         text = text.replace("\r\n", "\n").replace("\x00", "\ufffd")
+        if self.options.safe_markdown:
+            from core.export.safe_markdown import safe_markdown
+
+            text = safe_markdown(text)
         return text.rstrip("\n") + "\n\n"
 
     def image_ref(self, target: str, index: int) -> str:

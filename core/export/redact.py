@@ -1,14 +1,21 @@
 """Finding credentials in exported text and replacing them with ``[REDACTED:kind]`` markers.
 
-Detection uses Yelp's ``detect-secrets`` plugins (maintained, with the patterns of many services):
-cloud keys (AWS, Azure), GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, npm, PyPI and Square
-tokens, JSON Web Tokens, OpenAI's legacy keys, private key blocks, passwords in URLs and assignments
-to names like ``SECRET``/``TOKEN``/``PASSWORD``. Only the
-plugins' pattern matching is used (``analyze_string``), never their ``verify`` step, which would send
-the secret to the service. Added here: the model-provider keys the library lacks (Anthropic, OpenAI
-project keys, Google, Hugging Face, OpenRouter, Groq, xAI...), GitHub fine-grained tokens, whole
-``-----BEGIN ... PRIVATE KEY-----`` blocks (the library only flags the first line), an entropy
-threshold on keyword assignments (so ``token = getToken()`` stays), and literal strings the user adds.
+Detection uses Yelp's ``detect-secrets`` plugins (maintained, with the patterns of many services) for
+AWS and Azure storage keys, GitHub, Slack, Stripe live, Twilio, SendGrid, npm (``.npmrc``), PyPI and
+Square tokens, JSON Web Tokens, OpenAI's legacy keys, and assignments to names like
+``SECRET``/``PASSWORD``. Only the plugins' pattern matching is used (``analyze_string``), never their
+``verify`` step, which would send the secret to the service.
+
+Added here, in one table (:data:`_PATTERNS`, each row with its source): what the library lacks or
+returns cut short. The model-provider keys (Anthropic, OpenAI project keys, Google, Hugging Face user
+and organisation tokens, OpenRouter, Groq, xAI, Perplexity, Replicate), GitHub fine-grained tokens,
+GitLab tokens (the library's GitLab patterns have a capture group, so only the five-letter prefix came
+back), ``npm_`` tokens anywhere, Stripe test and restricted keys, Slack app-level and refresh tokens,
+Azure AD client secrets and passwords in URLs (the library's pattern refused ``$ ! = &`` and the other
+characters RFC 3986 allows there). Besides: whole ``-----BEGIN ... PRIVATE KEY-----`` blocks (the
+library only flags the first line), tokens followed to their end when a pattern stops early (JWTs,
+long Stripe keys), an entropy threshold on keyword assignments (so ``token = getToken()`` stays), and
+literal strings the user adds.
 
 A :class:`Redactor` counts what it replaced by kind, so the dialog and the CLI can show the counts.
 """
@@ -20,30 +27,84 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Protocol, overload
+from typing import Any, NamedTuple, Protocol, overload
 
 __all__ = ["MARKER", "Redactor", "marker"]
 
 MARKER = "[REDACTED:{kind}]"
 LITERAL = "literal"
 
-# Keys the library lacks, mostly model providers. Prefixes are specific enough that a match is a key.
+
+class _Pattern(NamedTuple):
+    """A credential shape the library lacks: its kind, its regex, where the shape is documented.
+
+    ``lead`` (``lead_width`` characters) is the part of the credential before the regex's literal
+    start, checked in code: a regex that starts with a literal keeps the regex engine's fast prefix
+    scan (a leading character class made one pattern 35 times slower).
+    """
+
+    kind: str
+    regex: str
+    source: str
+    lead: str = ""
+    lead_width: int = 0
+
+
 # Patterns start with a literal prefix and no ``\b``, which keeps the regex engine's fast prefix scan;
 # the word boundary before a match is checked in code (:func:`_at_word_start`).
-_EXTRA_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("anthropic-key", r"sk-ant-(?:api|admin|oat|sid)?[0-9]{0,2}-?[A-Za-z0-9_\-]{20,}"),
-    ("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{32,}"),
-    ("openai-key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}"),
-    ("openai-key", r"sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_\-])"),
-    ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
-    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
-    ("groq-key", r"gsk_[A-Za-z0-9]{40,}"),
-    ("xai-key", r"xai-[A-Za-z0-9]{40,}"),
-    ("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
-    ("replicate-token", r"r8_[A-Za-z0-9]{30,}"),
-    ("github-token", r"github_pat_[A-Za-z0-9_]{22,}"),
-    ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+_PATTERNS: tuple[_Pattern, ...] = (
+    _Pattern(
+        "anthropic-key",
+        r"sk-ant-(?:api|admin|oat|sid)?[0-9]{0,2}-?[A-Za-z0-9_\-]{20,}",
+        "Anthropic API docs, keys: sk-ant-api03-..., sk-ant-admin01-...",
+    ),
+    _Pattern("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{32,}", "OpenRouter docs, API keys"),
+    _Pattern(
+        "openai-key",
+        r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}",
+        "OpenAI platform docs, project and service-account keys",
+    ),
+    _Pattern("openai-key", r"sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_\-])", "OpenAI legacy user keys (sk- + 48)"),
+    _Pattern(
+        "google-api-key", r"AIza[0-9A-Za-z_\-]{35}", "Google Cloud docs, API keys; gitleaks gcp-api-key"
+    ),
+    _Pattern("huggingface-token", r"hf_[A-Za-z0-9]{30,}", "Hugging Face docs, user access tokens"),
+    _Pattern("huggingface-token", r"api_org_[A-Za-z]{34}", "gitleaks huggingface-organization-api-token"),
+    _Pattern("groq-key", r"gsk_[A-Za-z0-9]{40,}", "Groq console API keys; gitleaks"),
+    _Pattern("xai-key", r"xai-[A-Za-z0-9]{40,}", "xAI console API keys"),
+    _Pattern("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "Perplexity API docs; gitleaks perplexity-api-key"),
+    _Pattern("replicate-token", r"r8_[A-Za-z0-9]{30,}", "Replicate docs, API tokens"),
+    _Pattern(
+        "github-token", r"github_pat_[A-Za-z0-9_]{22,}", "GitHub docs, fine-grained personal access tokens"
+    ),
+    _Pattern("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", "GitHub docs, token prefixes (ghp_ gho_ ...)"),
+    _Pattern(
+        "gitlab-token",
+        r"gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*",
+        "GitLab docs, token prefixes (security/tokens); gitleaks gitlab-* rules",
+    ),
+    _Pattern("gitlab-token", r"GR1348941[A-Za-z0-9_\-]{20,}", "GitLab docs, runner registration tokens"),
+    _Pattern("npm-token", r"npm_[A-Za-z0-9]{36}", "npm docs, access tokens; gitleaks npm-access-token"),
+    _Pattern("stripe-key", r"sk_(?:live|test)_[0-9A-Za-z]{24,}", "Stripe docs, API keys (secret keys)"),
+    _Pattern("stripe-key", r"rk_(?:live|test)_[0-9A-Za-z]{24,}", "Stripe docs, restricted API keys"),
+    _Pattern(
+        "slack-token", r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "Slack docs, app-level tokens; gitleaks"
+    ),
+    _Pattern("slack-token", r"xoxe-\d-[A-Za-z0-9]{20,}", "Slack docs, token rotation refresh tokens"),
+    _Pattern(
+        "azure-client-secret",
+        r"Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
+        "Microsoft Entra (Azure AD) client secrets; gitleaks azure-ad-client-secret",
+        lead=r"[A-Za-z0-9_~.]{3}\d",
+        lead_width=4,
+    ),
 )
+# A password in a URL's userinfo (RFC 3986 section 3.2.1: unreserved, percent-encoded, sub-delims
+# ``!$&'()*+,;=`` and ``:``): the value runs to the last ``@`` before the path, query or fragment, so a
+# raw ``@`` inside it is covered too. The user may be empty (``redis://:secret@host``).
+_URL_PASSWORD = re.compile(r"://[^\s:/?#\[\]]*:([^\s/?#]+)@")
+# What stands in a URL's password place without being one: $VAR, ${VAR}, <password>, {{x}}, ****, %s.
+_PLACEHOLDER = re.compile(r"\$\{?\w+\}?|<[^>]*>|\{\{?[\w.]*\}?\}|\*+|%[sd]|\[REDACTED:[\w-]+\]")
 # Names the library's keyword list lacks (it has password, secret, api_key... but not token).
 _TOKEN_ASSIGNMENT = re.compile(
     r"(?i)[A-Za-z0-9_\-]*(?:token|credential|auth)[A-Za-z0-9_\-]*[\"'\]]{0,2}\s*(?:=|:=|:|=>)\s*"
@@ -58,7 +119,9 @@ _ASSIGNMENT_HINT = re.compile(
 # detect-secrets plugins -> marker kind (see _detectors). Left out: Discord, Telegram, Mailchimp and
 # Artifactory, whose patterns start without a fixed prefix, so the regex engine cannot skip ahead; the
 # four of them tripled the scan time (0.45 of 0.61 s per 2 MB) for services outside what an export must
-# catch.
+# catch. Replaced by _PATTERNS and _URL_PASSWORD: GitLab (its patterns' capture group returned only the
+# prefix) and basic auth (it refused sub-delimiters, and its bare password value was then replaced
+# wherever it occurred, "postgres" in postgres://postgres:postgres@host included).
 _PEM_BLOCK = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.DOTALL
 )
@@ -78,7 +141,7 @@ _MIN_ENTROPY = 3.0  # bits per character; "getToken()" ~2.9, a random 16-charact
 _MIN_ASSIGNED = 8  # characters
 _MIN_SCANNED = 8  # strings shorter than this cannot hold any credential the patterns know
 # Kinds whose patterns may end before the token does (see _TOKEN_TAIL).
-_OPEN_ENDED = frozenset({"slack-token", "jwt", "gitlab-token", "npm-token", "pypi-token"})
+_OPEN_ENDED = frozenset({"slack-token", "jwt", "gitlab-token", "npm-token", "pypi-token", "stripe-key"})
 # When two findings cover the same text, the more specific kind wins.
 _PRIORITY = {LITERAL: 0, "private-key": 1, "secret-assignment": 9, "url-password": 8}
 
@@ -104,7 +167,7 @@ class _KeywordDetector(Protocol):
 
 _Detectors = tuple[
     list[tuple[str, _Detector]],
-    list[tuple[str, re.Pattern[str]]],
+    list[tuple[str, re.Pattern[str], re.Pattern[str] | None, int]],
     _KeywordDetector,
     list[dict[re.Pattern[str], int]],
 ]
@@ -121,9 +184,7 @@ def _detectors() -> _Detectors:
     from detect_secrets.plugins import (
         aws,
         azure_storage_key,
-        basic_auth,
         github_token,
-        gitlab_token,
         jwt,
         keyword,
         npm,
@@ -140,7 +201,6 @@ def _detectors() -> _Detectors:
         ("aws-key", aws.AWSKeyDetector()),
         ("azure-key", azure_storage_key.AzureStorageKeyDetector()),
         ("github-token", github_token.GitHubTokenDetector()),
-        ("gitlab-token", gitlab_token.GitLabTokenDetector()),
         ("slack-token", slack.SlackDetector()),
         ("stripe-key", stripe.StripeDetector()),
         ("twilio-key", twilio.TwilioKeyDetector()),
@@ -150,9 +210,10 @@ def _detectors() -> _Detectors:
         ("square-token", square_oauth.SquareOAuthDetector()),
         ("openai-key", openai.OpenAIDetector()),
         ("jwt", jwt.JwtTokenDetector()),
-        ("url-password", basic_auth.BasicAuthDetector()),
     ]
-    extras = [(kind, re.compile(pattern)) for kind, pattern in _EXTRA_PATTERNS]
+    extras = [
+        (p.kind, re.compile(p.regex), re.compile(p.lead) if p.lead else None, p.lead_width) for p in _PATTERNS
+    ]
     regex_maps = [keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, keyword.CONFIG_DENYLIST_REGEX_TO_GROUP]
     return plugins, extras, keyword.KeywordDetector(), regex_maps
 
@@ -233,12 +294,13 @@ class Redactor:
             values = self._values(text) if self.detect and len(text) >= _MIN_SCANNED else {}
         for value, kind in values.items():
             tail = _JWT_TAIL if kind == "jwt" else _TOKEN_TAIL if kind in _OPEN_ENDED else None
+            inner = 1 if kind == "url-password" else 0  # ":password@": the delimiters stay
             start = text.find(value)
             while start != -1:
                 end = start + len(value)
                 if tail is not None and (longer := tail.match(text, end)) is not None:
                     end = longer.end()
-                found.append((start, end, kind))
+                found.append((start + inner, end - inner, kind))
                 start = text.find(value, end)
         if not found:
             return []
@@ -263,10 +325,21 @@ class Redactor:
             for value in plugin.analyze_string(text):
                 if isinstance(value, str) and len(value) >= 6:
                     values.setdefault(value, kind)
-        for kind, pattern in extras:
+        for kind, pattern, lead, width in extras:
             for match in pattern.finditer(text):
-                if _at_word_start(text, match.start()):
-                    values.setdefault(match.group(0), kind)
+                start = match.start()
+                if lead is not None:
+                    start -= width
+                    if start < 0 or not lead.fullmatch(text, start, match.start()):
+                        continue
+                if _at_word_start(text, start):
+                    values.setdefault(text[start : match.end()], kind)
+        if "://" in text:
+            for match in _URL_PASSWORD.finditer(text):
+                if not _PLACEHOLDER.fullmatch(match.group(1)):
+                    # With its delimiters, so only this place is replaced (see find), never the same
+                    # word elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
+                    values.setdefault(f":{match.group(1)}@", "url-password")
         for line in _hinted_lines(text):
             assigned = [m.group(1) for m in _TOKEN_ASSIGNMENT.finditer(line)]
             for regex_map in regex_maps:

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from core.errors import SessionReadError, SessionWriteError
-from core.writing.writer import write_new_file
+from core.writing.atomic import write_new_file
 
 __all__ = ["DEMO_FOLDER_NAME", "default_data_dir", "demo_copy"]
 

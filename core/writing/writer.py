@@ -2,20 +2,36 @@
 
 Session files belong to the user, so the rules are strict:
 
-* An existing file is only ever appended to: one complete line (or a newline first, when the file
-  does not end with one) in one ``O_APPEND`` write, then fsync. Before writing, every byte already
-  read is checked against its checksum; if anything changed in a way that is not an append, the
-  write is refused. Entries the agent appended meanwhile are read first, so the new entry hangs off
-  the true leaf, and both sets of entries survive.
+* An existing file is only ever appended to: one complete line in one ``O_APPEND`` write, then fsync.
+  The append holds an advisory lock (``flock``) on the file from the first check to the fsync, so two
+  cooperating writers (two windows, the window and the CLI) take turns. Under the lock, every byte
+  already read is checked against its checksum; if anything changed in a way that is not an append,
+  the write is refused. Entries the agent appended meanwhile are read first, so the new entry hangs
+  off the true leaf, and both sets of entries survive.
+* A partial last line (bytes after the last newline that are not a complete entry) means someone is
+  writing that line in more than one ``write()``: a slow writer, a large line, another agent. The edit
+  waits for its newline (polling, at most :data:`TAIL_WAIT` seconds), and if none comes, it is refused
+  with a sentence; a line of someone else's is never cut in two. A complete entry whose newline is
+  missing (a hand edit) is given one first, as are spaces without one.
 * A new file is written to a temporary name in the target folder, fsynced, then hard-linked into
-  place (which fails instead of replacing an existing file), and the folder is fsynced.
+  place (which fails instead of replacing an existing file), and the folder is fsynced
+  (:mod:`core.writing.atomic`, which also removes the temporary files a killed write left behind).
+
+What remains, because the agent does not take the lock and a file has no compare-and-append:
+
+* A writer that starts a new line in the instant between the last look at the file's size and our
+  ``write()`` (a few microseconds) still has that line cut by ours.
+* A same-size rewrite in place of bytes already read, made while the checksum is read or in the few
+  milliseconds between the checks and the write, goes unnoticed; a file replaced by a rename or
+  truncated in that time is noticed.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import re
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,11 +41,15 @@ from core.errors import InvalidRequestError, SessionChangedError, SessionWriteEr
 from core.session import Entry, Session
 from core.session.jsonl import JsonObject
 from core.timefmt import now_iso
+from core.writing.atomic import explain_os_error, write_new_file
 from core.writing.ids import new_entry_id, new_session_id
 
 _PI_NAME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_.+\.jsonl$")
 _ID_NAME = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$")
 _ATTEMPTS = 20  # appends racing with the agent: re-read and retry this often before giving up
+TAIL_WAIT = 3.0  # seconds an edit waits for someone else's partial last line to get its newline
+LOCK_WAIT = 3.0  # seconds an edit waits for another cooperating writer to release the lock
+_POLL = 0.005  # seconds between two looks at a file while waiting
 
 
 # ---------------------------------------------------------------------------- appends
@@ -96,8 +116,31 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], Js
         )
     if not session.can_verify:
         raise InvalidRequestError(f"{session.path} was opened read-only; open it again to edit it.")
-    for _attempt in range(_ATTEMPTS):
-        if not session.unchanged_on_disk():
+    try:
+        fd = os.open(session.path, os.O_RDWR | os.O_APPEND)
+    except OSError as err:
+        raise SessionWriteError(explain_os_error(err, session.path)) from err
+    try:
+        _lock(fd, session.path)
+        entry_id = _append_locked(fd, session, build)
+    except OSError as err:
+        raise SessionWriteError(explain_os_error(err, session.path)) from err
+    finally:
+        os.close(fd)  # releases the lock
+    session.refresh()
+    return entry_id
+
+
+def _append_locked(
+    fd: int, session: Session, build: Callable[[str | None, dict[str, Entry]], JsonObject]
+) -> str:
+    """Check, catch up and append one line through ``fd``, whose lock is held; the new entry's id."""
+    deadline = time.monotonic() + TAIL_WAIT
+    grew = 0
+    while True:
+        # Every check runs under the lock and as late as it can, so a cooperating writer cannot slip in
+        # and anyone else has only the refresh and the build below to rewrite bytes in place unseen.
+        if not session.unchanged_on_disk() or not _same_file(fd, session.path):
             raise SessionChangedError(
                 f"{session.path} was changed on disk in a way that is not an append (lines already read "
                 "were modified, removed or replaced), so the edit was refused; reload it and try again."
@@ -105,46 +148,115 @@ def _append(session: Session, build: Callable[[str | None, dict[str, Entry]], Js
         result = session.refresh()  # pick up what the agent appended, so we hang off the true leaf
         if result.reloaded:
             raise SessionChangedError(f"{session.path} changed while it was being edited ({result.reason}).")
-        entry = build(session.leaf_id, session.by_id)
-        line = orjson.dumps(entry) + b"\n"
-        try:
-            fd = os.open(session.path, os.O_RDWR | os.O_APPEND)
-        except OSError as err:
-            raise SessionWriteError(_explain(err, session.path)) from err
-        try:
-            size = os.fstat(fd).st_size
-            if size < session.size:
-                continue  # shrunk since the refresh: the next check refuses the edit
-            # Bytes after the indexed part may only be a partial line (an agent mid-write); a newline
-            # there means complete lines arrived since the refresh: read them and build again.
-            if size > session.size and b"\n" in os.pread(fd, size - session.size, session.size):
+        size = os.fstat(fd).st_size
+        end = session.size
+        prefix = b""
+        if size > end:
+            # Bytes after the indexed part: complete lines that arrived since the refresh (read them
+            # and build again), or a partial line.
+            pending = os.pread(fd, size - end, end)
+            if b"\n" in pending:
+                grew = _grown(grew, session.path)
                 continue
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line  # a partial last line (crash mid-write) stays its own line
-            written = os.write(fd, line)
-            if written != len(line):
-                raise SessionWriteError(
-                    f"Only {written} of {len(line)} bytes could be written to {session.path} "
-                    "(is the disk full?); earlier content is unchanged."
-                )
-            os.fsync(fd)
-        except OSError as err:
-            raise SessionWriteError(_explain(err, session.path)) from err
-        finally:
-            os.close(fd)
-        session.refresh()
+            if not pending.isspace():
+                # Someone is writing a line in more than one write(): appending now would cut it in two.
+                if not _wait_for_newline(fd, size, deadline):
+                    raise SessionWriteError(
+                        f"The last line of {session.path} is still incomplete after {TAIL_WAIT:g} seconds "
+                        f"({len(pending):,} bytes without a newline: another program may be writing it, or "
+                        "a write was cut short), so nothing was written rather than cut that line in two; "
+                        "try again when the agent is idle, or fork the session to edit a copy."
+                    )
+                continue
+            prefix = b"\n"  # spaces without a newline hold no entry: ending them leaves a blank line
+        elif size < end:
+            continue  # shrunk since the refresh: the next check refuses the edit
+        elif not session.ends_with_newline:
+            # A complete entry whose newline is missing (a hand edit, a lost write): give it one. Should
+            # its writer still add the newline, that only makes a blank line after ours.
+            prefix = b"\n"
+        entry = build(session.leaf_id, session.by_id)
+        line = prefix + orjson.dumps(entry) + b"\n"
+        # The last look, right before the write: the file still ends where it was examined. What is
+        # left is the instant between this fstat and the write (see the module docstring).
+        if os.fstat(fd).st_size != size:
+            grew = _grown(grew, session.path)
+            continue
+        written = os.write(fd, line)
+        if written != len(line):
+            raise SessionWriteError(
+                f"Only {written} of {len(line)} bytes could be written to {session.path} "
+                "(is the disk full?); earlier content is unchanged."
+            )
+        os.fsync(fd)
         return str(entry["id"])
-    raise SessionWriteError(f"{session.path} kept growing while the edit was attempted; try again.")
 
 
-def _explain(err: OSError, path: str) -> str:
-    if err.errno == errno.ENOSPC:
-        return f"The disk is full; nothing was written to {path}."
-    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{path} or its folder is read-only; nothing was written."
-    if err.errno == errno.ENOENT:
-        return f"{path} was deleted or moved; nothing was written."
-    return f"Cannot write {path}: {err.strerror or err}."
+def _grown(times: int, path: str) -> int:
+    """One more time the file grew under an edit; refuses when that happened :data:`_ATTEMPTS` times."""
+    times += 1
+    if times >= _ATTEMPTS:
+        raise SessionWriteError(f"{path} kept growing while the edit was attempted; try again.")
+    return times
+
+
+def _wait_for_newline(fd: int, scanned_to: int, deadline: float) -> bool:
+    """Poll until the file behind ``fd`` gets a newline after ``scanned_to`` (True) or ``deadline`` passes.
+
+    Only the bytes added since the last look are read, so a long line being written is read once. A
+    file that shrank also gives True: the caller's checks then refuse the edit.
+    """
+    while time.monotonic() < deadline:
+        _pause(min(_POLL, max(0.0, deadline - time.monotonic())))
+        size = os.fstat(fd).st_size
+        if size < scanned_to:
+            return True
+        if size > scanned_to:
+            if b"\n" in os.pread(fd, size - scanned_to, scanned_to):
+                return True
+            scanned_to = size
+    return False
+
+
+def _lock(fd: int, path: str) -> None:
+    """Take the advisory write lock on ``fd`` (``flock``), waiting up to :data:`LOCK_WAIT` seconds.
+
+    Only writers taking the same lock wait for it (other instances of this app, the CLI); the agent does
+    not, which is why :func:`_append_locked` checks everything itself. Where there are no locks
+    (Windows, some network file systems), the append goes ahead without one.
+    """
+    if sys.platform == "win32":
+        return
+    import fcntl
+
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise SessionWriteError(
+                    f"Another program has held the write lock on {path} for {LOCK_WAIT:g} seconds, so "
+                    "nothing was written; try again in a moment."
+                ) from None
+            _pause(_POLL)
+        except OSError:
+            return  # a file system without locks: the checks under the lock still apply
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """True when ``path`` still names the file open as ``fd`` (not replaced by a rename meanwhile)."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _pause(seconds: float) -> None:
+    """Sleep between two looks at the file (one function, so a test can step in while an edit waits)."""
+    time.sleep(seconds)
 
 
 # ---------------------------------------------------------------------------- new files
@@ -264,7 +376,7 @@ def _write_session(folder: Path, cwd: str, parent_path: str, lines: list[bytes])
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise SessionWriteError(_explain(err, str(folder))) from err
+        raise SessionWriteError(explain_os_error(err, str(folder))) from err
     target = folder / new_file_name(folder, session_id, timestamp)
     write_new_file(target, data)
     return target
@@ -291,104 +403,3 @@ def new_file_name(folder: Path, session_id: str, timestamp: str) -> str:
     if id_count > pi_count:
         return id_style
     return pi_style if ".pi" in folder.parts else id_style
-
-
-def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
-    """Create ``target`` with ``data`` atomically, never replacing an existing file.
-
-    The bytes go to a temporary file in the same folder, are fsynced, and the temporary file is
-    hard-linked to ``target`` (``link`` fails if ``target`` exists, unlike ``rename``). The folder is
-    fsynced so the new name survives a crash.
-    """
-    target = Path(target)
-    if target.exists():
-        raise SessionWriteError(f"{target} already exists; it was left untouched.")
-    temporary, fd = _open_temporary(target)
-    try:
-        _write_all(fd, data)
-        try:
-            os.link(temporary, target)
-        except FileExistsError as err:
-            raise SessionWriteError(f"{target} already exists; it was left untouched.") from err
-        except OSError as err:
-            if err.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise
-            # A file system without hard links: rename, after checking that the name is still free.
-            if target.exists():
-                raise SessionWriteError(f"{target} already exists; it was left untouched.") from err
-            os.rename(temporary, target)
-        _fsync_folder(target.parent)
-    except SessionWriteError:
-        raise
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    finally:
-        _discard(temporary)
-
-
-def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> None:
-    """Write ``data`` to ``target`` through a temporary file in the same folder, fsynced.
-
-    Without ``overwrite`` this is :func:`write_new_file` (an existing file is never replaced). With it
-    (the user confirmed), the temporary file is renamed over ``target``, so a reader sees the old file
-    or the new one, never half of one. Used for exports and diff pages, never for session files.
-
-    Raises:
-        SessionWriteError: ``target`` exists (without ``overwrite``), is a folder, or cannot be written;
-            whatever was at ``target`` is then left as it was.
-    """
-    target = Path(target)
-    if not overwrite or not target.exists():
-        write_new_file(target, data)
-        return
-    if target.is_dir():
-        raise SessionWriteError(f"{target} is a folder; choose a file name.")
-    temporary, fd = _open_temporary(target)
-    try:
-        _write_all(fd, data)
-        os.replace(temporary, target)
-        _fsync_folder(target.parent)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-    finally:
-        _discard(temporary)
-
-
-def _open_temporary(target: Path) -> tuple[Path, int]:
-    """A new, uniquely named temporary file beside ``target`` (in its folder, to be linked or renamed)."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{new_entry_id(())}.tmp")
-    try:
-        return temporary, os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as err:
-        raise SessionWriteError(_explain(err, str(target))) from err
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd``, fsync it and close it (closed even when writing fails)."""
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _discard(temporary: Path) -> None:
-    try:
-        os.unlink(temporary)
-    except FileNotFoundError:
-        pass  # linked or renamed into place, or never created
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot fsync a folder; the file itself is already synced
-    finally:
-        os.close(fd)

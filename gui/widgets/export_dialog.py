@@ -224,6 +224,11 @@ class ExportDialog(QDialog):
         self.bookkeeping_check = QCheckBox("Bookkeeping (model changes, labels, names)")
         for check in (self.thinking_check, self.tools_check, self.custom_check, self.bookkeeping_check):
             check.setChecked(True)
+        self.safe_check = QCheckBox("Safe Markdown: raw HTML shown as text, script links disabled")
+        self.safe_check.setToolTip(
+            "Markdown and PDF only (the HTML page is always safe). Off: message text exactly as written."
+        )
+        self.safe_check.setChecked(True)
         self.images_combo = QComboBox()
         for key, text in _IMAGES:
             self.images_combo.addItem(text, key)
@@ -257,6 +262,7 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("Format", self.format_combo)
         form.addRow("Images", self.images_combo)
+        form.addRow("", self.safe_check)
         target_row = QHBoxLayout()
         target_row.addWidget(self.target_edit, 1)
         target_row.addWidget(browse)
@@ -312,6 +318,7 @@ class ExportDialog(QDialog):
         self.images_combo.setCurrentIndex(max(0, images))
         settings.endGroup()
         self.images_combo.setEnabled(self.fmt != "pdf")
+        self.safe_check.setEnabled(self.fmt != "html")
 
     def _remember(self) -> None:
         settings = app_settings()
@@ -340,6 +347,7 @@ class ExportDialog(QDialog):
             "custom": self.custom_check,
             "bookkeeping": self.bookkeeping_check,
             "redact": self.redact_check,
+            "safe_markdown": self.safe_check,
         }
 
     # ------------------------------------------------------------------ reading the form
@@ -361,6 +369,7 @@ class ExportDialog(QDialog):
             images=str(self.images_combo.currentData()),
             redact=self.redact_check.isChecked(),
             literals=literals,
+            safe_markdown=self.safe_check.isChecked(),
         )
 
     def request(self, overwrite: bool = False) -> ExportRequest:
@@ -383,6 +392,7 @@ class ExportDialog(QDialog):
             root, _ext = os.path.splitext(target)
             self.target_edit.setText(f"{root}.{self.fmt}")
         self.images_combo.setEnabled(self.fmt != "pdf")  # a PDF always carries its images
+        self.safe_check.setEnabled(self.fmt != "html")  # the HTML page is safe either way
         self._options_changed()
 
     def _options_changed(self, *_args: Any) -> None:

@@ -13,7 +13,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPalette, QResizeEvent, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPalette,
+    QResizeEvent,
+    QTextDocument,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QLineEdit,
@@ -29,10 +38,20 @@ from PySide6.QtWidgets import (
 if TYPE_CHECKING:
     from core.catalogue import Hit
 
-__all__ = ["HIT_ROLE", "HTML_ROLE", "HitDelegate", "SearchPanel", "highlight", "hit_html"]
+__all__ = [
+    "HIT_ROLE",
+    "HTML_ROLE",
+    "TITLE_ROLE",
+    "HitDelegate",
+    "SearchPanel",
+    "highlight",
+    "hit_html",
+    "hit_meta",
+]
 
 HIT_ROLE = Qt.ItemDataRole.UserRole + 1  # the core Hit of a row
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2  # the rich text shown for a row
+TITLE_ROLE = Qt.ItemDataRole.UserRole + 3  # the session title of a hit row, elided to the width when drawn
 ABANDONED = "abandoned branch"
 
 
@@ -75,16 +94,32 @@ class HitDelegate(QStyledItemDelegate):
         self._docs.clear()
 
     def _doc(
-        self, index: QModelIndex | QPersistentModelIndex, width: int, palette: QPalette
+        self, index: QModelIndex | QPersistentModelIndex, width: int, palette: QPalette, font: QFont
     ) -> QTextDocument:
         key = (index.row(), width)
         doc = self._docs.get(key)
         if doc is None:
             doc = QTextDocument()
             doc.setDocumentMargin(3)
+            doc.setDefaultFont(font)
             text = palette.color(QPalette.ColorRole.Text).name()
             doc.setDefaultStyleSheet(f"body {{ color: {text}; }} .meta {{ color: {_muted(palette)}; }}")
-            doc.setHtml(f"<body>{index.data(HTML_ROLE) or ''}</body>")
+            hit = index.data(HIT_ROLE)
+            if hit is None:
+                doc.setHtml(f"<body>{index.data(HTML_ROLE) or ''}</body>")
+            else:
+                # A hit is exactly two lines: the title gives way to the date and role (elided, never
+                # wrapped onto the snippet's line), and the snippet is cut at the right edge.
+                option = QTextOption()
+                option.setWrapMode(QTextOption.WrapMode.NoWrap)
+                doc.setDefaultTextOption(option)
+                bold = QFont(font)
+                bold.setBold(True)
+                meta = QFontMetrics(font).horizontalAdvance(hit_meta(hit)) + 24
+                title = QFontMetrics(bold).elidedText(
+                    str(index.data(TITLE_ROLE) or ""), Qt.TextElideMode.ElideRight, max(60, width - meta)
+                )
+                doc.setHtml(f"<body>{hit_html(title, hit)}</body>")
             doc.setTextWidth(width)
             self._docs[key] = doc
         return doc
@@ -92,7 +127,7 @@ class HitDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         if index.data(HIT_ROLE) is None:  # a message row (no hits, a query error): as tall as it needs
             width = max(80, option.rect.width() or 300)
-            return QSize(width, int(self._doc(index, width, option.palette).size().height()))
+            return QSize(width, int(self._doc(index, width, option.palette, option.font).size().height()))
         height = option.fontMetrics.lineSpacing() * self.LINES + 8
         return QSize(option.rect.width(), height)
 
@@ -107,7 +142,7 @@ class HitDelegate(QStyledItemDelegate):
         palette = QPalette(option.palette)
         if option.state & QStyle.StateFlag.State_Selected:
             palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.HighlightedText))
-        doc = self._doc(index, option.rect.width(), palette)
+        doc = self._doc(index, option.rect.width(), palette, option.font)
         painter.save()
         painter.translate(option.rect.topLeft())
         painter.setClipRect(QRectF(0, 0, option.rect.width(), option.rect.height()))
@@ -123,6 +158,13 @@ def _muted(palette: QPalette) -> str:
         (text.green() * 2 + base.green()) // 3,
         (text.blue() * 2 + base.blue()) // 3,
     ).name()
+
+
+def hit_meta(hit: Hit) -> str:
+    """What follows the title on a hit's first line, as plain text: date, role, and the branch it is on."""
+    when = (hit.timestamp or "")[:16].replace("T", " ")
+    meta = " · ".join(part for part in (when, hit.role) if part)
+    return meta if hit.onCurrentBranch else f"{meta} — {ABANDONED}"
 
 
 def hit_html(title: str, hit: Hit) -> str:
@@ -184,7 +226,9 @@ class SearchPanel(QWidget):
         for hit in hits:
             item = QListWidgetItem()
             item.setData(HIT_ROLE, hit)
-            item.setData(HTML_ROLE, hit_html(title_for(hit), hit))
+            title = title_for(hit)
+            item.setData(TITLE_ROLE, title)
+            item.setData(HTML_ROLE, hit_html(title, hit))
             item.setToolTip(hit.path)
             self.results.addItem(item)
         if hits:

@@ -198,3 +198,20 @@ def test_pi_16_page_links_context_edits_and_folds_system_prompts(
     browser.find_element(By.CSS_SELECTOR, "#checks input[value=thinking]").click()
     assert system[0].is_displayed()
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+
+
+@pytest.mark.parametrize("fragment", ["#%", "#e-%E0%A4%A", "#%zz"])
+def test_a_fragment_that_does_not_decode_is_ignored(
+    browser: webdriver.Chrome, page: Path, fragment: str
+) -> None:
+    # decodeURIComponent throws on these ("URI malformed"): before, the script stopped and the page
+    # stayed empty (and never ready, so _open timed out).
+    _open(browser, page, fragment)
+    assert "needle-beta" in _shown(browser)  # the current branch, as without a fragment
+    browser.execute_script("location.hash = '#e-%'")  # a malformed link followed after load
+    browser.execute_script("return 0")
+    assert "needle-beta" in _shown(browser)
+    rows = [r for r in browser.find_elements(By.CSS_SELECTOR, "#tree .row") if "needle-alpha" in r.text]
+    rows[0].click()  # the page still works
+    WebDriverWait(browser, 10).until(lambda d: "needle-alpha" in _shown(d))
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

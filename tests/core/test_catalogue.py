@@ -21,6 +21,7 @@ import pytest
 
 import core.catalogue.append as append_module
 import core.catalogue.catalogue as catalogue_module
+import core.catalogue.purge as purge_module
 import core.catalogue.reading as reading_module
 import core.catalogue.update as update_module
 from core.catalogue import Catalogue, CatalogueError, QueryError
@@ -824,18 +825,19 @@ def test_a_text_held_by_many_entries_is_indexed_once_and_found_in_each(
     assert all(plain(h.snippet) == shared and h.snippet != shared for h in hits)  # marked
 
     (root / "a.jsonl").unlink()  # the text stays findable through the file still holding it
-    cat.refresh([root])
+    assert cat.refresh([root]).texts_purged == 1  # a's own text goes: no entry holds it any more
+    assert _count(cat, "texts") == 2
     assert ids(cat.search("quokka")) == {"b1", "b2"}
     assert ids(cat.search("wombata")) == set()
     write_session(root / "c.jsonl", header("sid-c", "/r"), [user("c1", None, shared, T0)])
     cat.refresh([root])  # a new file holding a text indexed before reuses its row
-    assert _count(cat, "texts") == 3
+    assert _count(cat, "texts") == 2
     assert ids(cat.search("quokka")) == {"b1", "b2", "c1"}
     # A second catalogue pass with a fresh memory finds the existing rows in the database.
     again = Catalogue(cat.folder)
     write_session(root / "d.jsonl", header("sid-d", "/r"), [user("d1", None, shared, T0)])
     again.refresh([root])
-    assert _count(cat, "texts") == 3
+    assert _count(cat, "texts") == 2
     assert ids(again.search("quokka")) == {"b1", "b2", "c1", "d1"}
     again.close()
 
@@ -1262,6 +1264,130 @@ def test_two_catalogues_on_one_folder_do_not_double_count(
         assert sorted((h.path, h.entryId) for h in first.search(query, limit=1000)) == want
     for catalogue in (first, other, solo):
         catalogue.close()
+
+
+# ---------------------------------------------------------------------------- forgetting texts
+def catalogue_bytes(cat: Catalogue) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(cat.folder.glob("catalogue.sqlite3*")))
+
+
+def fts_docs(cat: Catalogue) -> set[int]:
+    """The FTS rows that still hold terms, read from the index itself (a fresh connection)."""
+    conn = sqlite3.connect(cat.path)
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, fts, instance)")
+        conn.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)")
+        return {doc for (doc,) in conn.execute("SELECT DISTINCT doc FROM temp.v")}
+    finally:
+        conn.close()
+
+
+def text_count(cat: Catalogue) -> int:
+    count: int = cat._connect().execute("SELECT count(*) FROM texts").fetchone()[0]
+    return count
+
+
+def test_a_file_read_again_whole_loses_the_texts_it_no_longer_holds(cat: Catalogue, tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    path = root / "edited.jsonl"
+    path.parent.mkdir(parents=True)
+    first = user("q1", None, "quetzalfeathers in the logs", T0)
+    path.write_bytes(
+        line(header("edited", "/p")) + line(first) + line(user("q2", "q1", "kept words", T0 + 1))
+    )
+    cat.refresh([root])
+    assert ids(cat.search("quetzalfeathers")) == {"q1"}
+    # A term is stored after the prefix it shares with the one before it: look for its tail.
+    assert b"tzalfeathers" in catalogue_bytes(cat)
+    # Edited in place (not an append): the first message now says something else.
+    path.write_bytes(
+        line(header("edited", "/p"))
+        + line({**first, "message": {**first["message"], "content": "tidied up"}})
+        + line(user("q2", "q1", "kept words", T0 + 1))
+    )
+    stats = cat.refresh([root])
+    assert stats.files_indexed == 1 and stats.texts_purged == 1
+    assert cat.search("quetzalfeathers") == [] and ids(cat.search("kept")) == {"q2"}
+    assert b"tzalfeathers" not in catalogue_bytes(cat)
+
+
+def test_each_purged_text_is_rebuilt_exactly_from_the_index(cat: Catalogue, tmp_path: Path) -> None:
+    """Folded case and diacritics, other scripts, punctuation and repeats: the delete must match."""
+    root = tmp_path / "s"
+    texts = [
+        "Café ÜNÏCODE naïve façade — Straße ÆØÅ",
+        "東京 タワー 😀 emoji, snake_case and kebab-case a-b-c",
+        "repeat repeat REPEAT Repeat; 3.14 1,000 0x1F",
+        "   ",
+        "",
+    ]
+    gone = copy_file(LINEAR, root / "gone.jsonl")
+    rows = [user(f"u{i}", f"u{i - 1}" if i else None, text, T0 + i) for i, text in enumerate(texts)]
+    append(gone, b"".join(line(row) for row in rows))
+    kept = copy_file(BRANCHES, root / "kept.jsonl")
+    cat.refresh([root])
+    before = fts_docs(cat)
+    kept_only = Catalogue(tmp_path / "kept-only")
+    kept_only.refresh([kept])
+    gone.unlink()
+    stats = cat.refresh([root])
+    assert stats.files_removed == 1 and stats.texts_purged > len(texts) - 2
+    after = fts_docs(cat)
+    assert after < before and len(before) - len(after) == stats.texts_purged
+    for query in ("cafe", "東京", "repeat", "emoji"):
+        assert cat.search(query) == []
+    # What the kept session finds is what a catalogue of it alone finds.
+    for query in ("cach*", "redis", "the", "pipeline OR parquet"):
+        want = sorted((h.path, h.entryId) for h in kept_only.search(query, limit=1000))
+        assert sorted((h.path, h.entryId) for h in cat.search(query, limit=1000)) == want
+    kept_only.close()
+
+
+def test_a_text_that_cannot_be_rebuilt_exactly_stays_and_the_index_stays_sound(
+    cat: Catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Checked with a stemming tokenizer, every rebuilt text with a word it stems looks wrong: those
+    # rows must be left alone, since a delete that does not match what was indexed damages the index.
+    monkeypatch.setattr(purge_module, "TOKENIZE", "porter unicode61 remove_diacritics 2")
+    root = tmp_path / "s"
+    gone = copy_file(LINEAR, root / "gone.jsonl")
+    append(gone, line(user("u1", None, "feathers running", T0)) + line(user("u2", "u1", "zq 42", T0 + 1)))
+    copy_file(BRANCHES, root / "kept.jsonl")
+    cat.refresh([root])
+    before, texts_before = fts_docs(cat), text_count(cat)
+    gone.unlink()
+    stats = cat.refresh([root])
+    after = fts_docs(cat)  # the integrity check passes
+    unheld = texts_before - text_count(cat)
+    assert 0 < stats.texts_purged < unheld  # "zq 42" rebuilt exactly; "feathers running" not
+    assert len(before) - len(after) == stats.texts_purged
+    assert cat.search("feathers") == [] and cat.search("redis")
+
+
+def test_a_batch_forgets_text_ids_once_another_connection_wrote(tmp_path: Path) -> None:
+    first, other = Catalogue(tmp_path / "c"), Catalogue(tmp_path / "c")
+    try:
+        batch = update_module.Batch(first._connect())
+        with batch.file():
+            pass
+        batch.indexed[1] = 2
+        batch.commit()
+        with batch.file():
+            pass
+        assert batch.indexed == {1: 2}  # nobody else wrote: still good
+        batch.commit()
+        other.refresh([tmp_path / "none"])  # another process's pass (it may have purged texts)
+        conn = other._connect()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO texts(id, key) VALUES (99, 99)")
+        conn.execute("COMMIT")
+        with batch.file():
+            pass
+        assert batch.indexed == {}
+        batch.commit()
+    finally:
+        first.close()
+        other.close()
 
 
 # ---------------------------------------------------------------------------- threads and safety

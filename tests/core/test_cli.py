@@ -443,8 +443,9 @@ def test_an_unexpected_error_is_one_line_too(
     def broken(*_args: object, **_kwargs: object) -> dict:
         raise RuntimeError("something impossible")
 
-    # core.session keeps a re-exported name once looked up (core.lazy): patched there first (so the real
-    # function is what the undo puts back there), then where it is defined.
+    # core.session re-exports it lazily and keeps what it resolved: patch that name first (so the real
+    # function is what the undo puts back), or a first lookup during this test would keep ``broken``
+    # there for every later test.
     monkeypatch.setattr(core.session, "iter_context", broken)
     monkeypatch.setattr(core.session.context, "iter_context", broken)
     monkeypatch.delenv("PRIME_SESSIONS_DEBUG", raising=False)

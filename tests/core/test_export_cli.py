@@ -139,3 +139,13 @@ def test_the_entry_point_writes_pdf_through_the_launcher_hook(tmp_path: Path) ->
     )
     assert result.returncode == 0, result.stderr
     assert target.read_bytes().startswith(b"%PDF-")
+
+
+def test_markdown_is_safe_unless_unsafe_markdown_is_given(tmp_path: Path) -> None:
+    hostile = write_hostile_session(tmp_path)
+    assert main(["export", str(hostile), "--tree", "-o", str(tmp_path / "safe.md")]) == 0
+    argv = ["export", str(hostile), "--tree", "--unsafe-markdown", "-o", str(tmp_path / "unsafe.md")]
+    assert main(argv) == 0
+    safe, unsafe = (tmp_path / "safe.md").read_text("utf-8"), (tmp_path / "unsafe.md").read_text("utf-8")
+    assert "\n&lt;script>" in safe and "](unsafe:javascript:" in safe
+    assert "\n<script>" in unsafe and "](javascript:" in unsafe

@@ -158,7 +158,11 @@ def test_images_embedded_beside_or_omitted(tmp_path: Path) -> None:
     session = load_session(write_hostile_session(tmp_path))
     embedded = session_to_markdown(session, whole_tree=True).text
     assert embedded.count("](data:image/png;base64,") == 1  # the one real PNG; HTML "images" are not
-    assert "data:text/html" not in embedded.replace("(data:text/html;base64,PHNj", "")
+    # The message's own data: link, neutralised in its text (safe Markdown) and as written in tool
+    # output (code); no other data:text/html appears.
+    assert "(unsafe:data:text/html;base64,PHNj" in embedded
+    link = "(data:text/html;base64,PHNj"
+    assert "data:text/html" not in embedded.replace("(unsafe:" + link[1:], "").replace(link, "")
     beside = session_to_markdown(
         session, ExportOptions(images="beside"), whole_tree=True, image_folder="x_images"
     )

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from core.export import ExportOptions, render_export
+from core.export.common import redacted_cut
 from core.export.markdown import session_to_markdown
 from core.export.redact import Redactor
 from core.session import load_session
@@ -34,6 +35,10 @@ FAKES: dict[str, str] = {
 # Secrets that are only part of what they appear in: (text, the secret, kind).
 EMBEDDED = [
     ("postgres://admin:S3cr3tP4ssw0rd@db.example.com:5432/app", "S3cr3tP4ssw0rd", "url-password"),
+    ("redis://:p4$$w0rd!x=1&y@cache:6379/0", "p4$$w0rd!x=1&y", "url-password"),  # sub-delimiters
+    ("smtp://me@example.com:p@ss:w0rd@mail.example.com", "p@ss:w0rd", "url-password"),  # raw @ and :
+    ("the runner uses glrt-t1_AbCdEfGhIjKlMnOpQrSt here", "glrt-t1_AbCdEfGhIjKlMnOpQrSt", "gitlab-token"),
+    ("key sk_live_51" + "Ab" * 48 + " in the log", "sk_live_51" + "Ab" * 48, "stripe-key"),  # the whole key
     ('API_SECRET="Zx9vQ2LmN8pR4tYw7KbC"', "Zx9vQ2LmN8pR4tYw7KbC", "secret-assignment"),
     (
         "export SERVICE_TOKEN=Qm9vbGVhbi1Ub2tlbi1WYWx1ZTQy",
@@ -44,9 +49,7 @@ EMBEDDED = [
 LITERAL = "Project Bluebird"
 ALL = "\n".join([*FAKES.values(), *(text for text, _s, _k in EMBEDDED), f"codename {LITERAL}"])
 SECRETS = [*FAKES.values(), *(secret for _t, secret, _k in EMBEDDED), LITERAL]
-EXPECTED_PER_PLACE = Counter(
-    {**dict.fromkeys(FAKES, 1), "url-password": 1, "secret-assignment": 2, "literal": 1}
-)
+EXPECTED_PER_PLACE = Counter({**dict.fromkeys(FAKES, 1), "literal": 1}) + Counter(k for _t, _s, k in EMBEDDED)
 HARMLESS = [
     "token = getToken()",
     'password = input("Password: ")',
@@ -58,6 +61,8 @@ HARMLESS = [
     'secret_file = "pipeline/tests/test_transform.py"',
     "token: Boundary",
     "auth = fetchProducts",
+    "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.example.com/app",
+    "git clone https://github.com/acme/app.git && open http://localhost:8080/login",
 ]
 
 
@@ -142,6 +147,13 @@ def test_embedded_secrets_lose_only_the_secret(text: str, secret: str, kind: str
     assert redactor.counts == {kind: 1}
 
 
+def test_a_url_password_is_replaced_where_it_stands_only() -> None:
+    redactor = Redactor()
+    out = redactor.text("postgres://postgres:postgres@localhost/postgres")
+    assert out == "postgres://postgres:[REDACTED:url-password]@localhost/postgres"
+    assert redactor.counts == {"url-password": 1}
+
+
 @pytest.mark.parametrize("text", HARMLESS)
 def test_ordinary_code_and_ids_are_left_alone(text: str) -> None:
     redactor = Redactor()
@@ -179,9 +191,10 @@ def test_every_place_in_a_markdown_export_is_redacted_and_counted(tmp_path: Path
         for line in secret.split("\n"):
             assert line not in text, line
     expected = Counter({kind: n * places for kind, n in EXPECTED_PER_PLACE.items()})
-    # The title is the start of the first user message, which holds the first few fakes too.
+    # The title is the start of the first user message, which holds the first few fakes too: redacted
+    # whole, then cut, so a secret whose marker starts in the title counts (cut first, it leaked).
     title = Redactor(literals=[LITERAL])
-    title.text(" ".join(session.first_message.split())[:99])
+    redacted_cut(" ".join(session.first_message.split()), 100, title)
     expected.update(title.counts)
     assert rendered.counts == expected
     assert text.count("[REDACTED:") == sum(expected.values())

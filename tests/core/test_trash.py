@@ -10,14 +10,17 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
+import orjson
 import pytest
 
+from core.catalogue import Catalogue
 from core.writing import trash_sessions
 from tests.conftest import DEMO
 
@@ -176,3 +179,68 @@ def test_the_cli_trashes_in_a_fresh_process_with_its_own_trash(tmp_path: Path) -
     for file in files:
         assert not file.exists()
         assert in_trash(tmp_path / "xdg-data" / "Trash", file).read_bytes() == data[file]
+
+
+# ---------------------------------------------------------------------------- the catalogue forgets
+SECRET = "Zq7KestrelSecretWord"  # folded by the index to lower case: look for both spellings
+SHARED = "Ospreysharedphrase"
+
+
+def _session_lines(sid: str, texts: list[str]) -> bytes:
+    lines = [
+        {"type": "session", "version": 3, "id": sid, "timestamp": "2026-05-01T00:00:00.000Z", "cwd": "/p"}
+    ]
+    parent = None
+    for i, text in enumerate(texts):
+        entry_id = f"{sid[:4]}{i:04d}"
+        lines.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": f"2026-05-01T00:00:{i:02d}.000Z",
+                "message": {"role": "user", "content": text, "timestamp": 1777593600000 + i},
+            }
+        )
+        parent = entry_id
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+def _catalogue_bytes(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(folder.glob("catalogue.sqlite3*")))
+
+
+def test_a_trashed_sessions_words_leave_the_catalogue_file(tmp_path: Path, trash_home: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    doomed, kept = sessions / "doomed.jsonl", sessions / "kept.jsonl"
+    # The doomed session's first message holds the secret (it is also its list title); a text it shares
+    # with the kept session must stay searchable.
+    doomed.write_bytes(_session_lines("doomed00", [f"the key is {SECRET} now", f"common {SHARED} text"]))
+    kept.write_bytes(_session_lines("kept0000", [f"common {SHARED} text", "another message"]))
+    folder = tmp_path / "catalogue"
+    cat = Catalogue(folder)
+    try:
+        cat.refresh([sessions])
+        # Debian's SQLite zeroes freed bytes by default, other builds do not: the catalogue asks for it.
+        assert cat._connect().execute("PRAGMA secure_delete").fetchone() == (1,)
+        assert [h.path for h in cat.search(SECRET)] == [str(doomed)]
+        assert SECRET.lower().encode() in _catalogue_bytes(folder)  # the index holds the folded word
+        (result,) = trash_sessions([doomed])
+        assert result.ok
+        stats = cat.refresh([sessions])
+        assert stats.files_removed == 1 and stats.texts_purged == 1
+        assert cat.search(SECRET) == []
+        assert {h.path for h in cat.search(SHARED)} == {str(kept)}
+        conn = sqlite3.connect(folder / "catalogue.sqlite3")
+        try:
+            conn.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)")
+            assert conn.execute("SELECT count(*) FROM texts").fetchone() == (2,)  # shared, "another"
+        finally:
+            conn.close()
+    finally:
+        cat.close()
+    data = _catalogue_bytes(folder)
+    # The index stores a term after the prefix it shares with the term before it: no tail may remain.
+    assert SECRET.encode() not in data and SECRET.lower()[4:].encode() not in data
+    assert SHARED.lower().encode() in data

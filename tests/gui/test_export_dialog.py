@@ -233,3 +233,30 @@ def test_file_stems_from_titles() -> None:
     assert file_stem("Résumé: /etc/passwd && rm -rf ~", "x") == "résumé-etc-passwd-rm-rf"
     assert file_stem("???", "019cadd3") == "019cadd3"
     assert len(file_stem("word " * 40, "x")) <= 60
+
+
+def test_safe_markdown_is_on_by_default_and_can_be_turned_off(
+    qtbot, runner: TaskRunner, tmp_path: Path
+) -> None:
+    from tests.browser.hostile import write_hostile_session
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    path = write_hostile_session(folder)
+    dialog = _dialog(qtbot, path, runner)
+    assert dialog.safe_check.isChecked() and dialog.options().safe_markdown
+    target = tmp_path / "safe.md"
+    dialog.target_edit.setText(str(target))
+    with qtbot.waitSignal(dialog.exported, timeout=TIMEOUT):
+        dialog.export_button.click()
+    assert "\n&lt;script>" in target.read_text("utf-8")
+    unsafe = _dialog(qtbot, path, runner)
+    unsafe.safe_check.setChecked(False)
+    assert not unsafe.options().safe_markdown
+    unsafe.target_edit.setText(str(tmp_path / "unsafe.md"))
+    with qtbot.waitSignal(unsafe.exported, timeout=TIMEOUT):
+        unsafe.export_button.click()
+    assert "\n<script>" in (tmp_path / "unsafe.md").read_text("utf-8")
+    assert not _dialog(qtbot, path, runner).safe_check.isChecked()  # remembered, like the other options
+    unsafe.format_combo.setCurrentIndex(unsafe.format_combo.findData("html"))
+    assert not unsafe.safe_check.isEnabled()  # the HTML page is safe either way

@@ -106,7 +106,7 @@ def test_the_console_script_points_at_the_launcher() -> None:
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert scripts["scripts"]["prime-sessions"] == "gui.launcher:main"
-    assert scripts["gui-scripts"]["prime-sessions-gui"] == "gui.app:main"
+    assert scripts["gui-scripts"]["prime-sessions-gui"] == "gui.app:run"
 
 
 # ---------------------------------------------------------------------------- live list

@@ -409,3 +409,42 @@ def test_no_two_window_actions_share_a_shortcut(window: MainWindow) -> None:
     assert owners, "the window has no shortcuts at all"
     shared = {key: texts for key, texts in owners.items() if len(texts) > 1}
     assert not shared, f"shortcuts used by more than one action: {shared}"
+
+
+def test_a_hit_row_stays_two_lines_with_a_long_title_in_a_narrow_panel(qtbot) -> None:
+    from core.catalogue import Hit
+    from gui.widgets.search_panel import SearchPanel
+
+    panel = SearchPanel()
+    qtbot.addWidget(panel)
+    panel.resize(320, 300)
+    panel.show()
+    hit = Hit(
+        sessionId="s",
+        entryId="e1",
+        path="/x/s.jsonl",
+        snippet="a " * 400 + "needle",
+        spans=[(800, 806)],
+        onCurrentBranch=False,
+        role="branch_summary",
+        tools="",
+        model="",
+        timestamp="2026-03-03T14:28:00Z",
+        cwd="/x",
+        name=None,
+        rank=0.0,
+    )
+    title = "I need to add caching to the /api/products endpoint. What are my options? " * 3
+    panel.set_hits([hit], lambda _hit: title)
+    results = panel.results
+    index = results.model().index(0, 0)
+    row = results.visualRect(index)
+    doc = panel.delegate._doc(index, row.width(), results.palette(), results.font())
+    height = doc.size().height()  # lays the document out
+    # Two lines, both inside the row: the title is elided instead of wrapping onto the snippet's line,
+    # and the date, role and branch mark still fit after it.
+    lines = sum(doc.findBlockByNumber(n).layout().lineCount() for n in range(doc.blockCount()))
+    assert lines == 2
+    assert height <= row.height() + 1
+    first_line = doc.toPlainText().replace("\u2028", "\n").split("\n")[0]
+    assert "…" in first_line and first_line.endswith("abandoned branch")

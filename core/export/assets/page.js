@@ -114,7 +114,9 @@
     }
   }
   function fromHash() {
-    var h = decodeURIComponent(location.hash.slice(1));
+    var h;
+    // A fragment that does not decode ("#%", typed or from a broken link) names no entry: ignore it.
+    try { h = decodeURIComponent(location.hash.slice(1)); } catch (err) { return false; }
     if (h.indexOf("e-") === 0 && index[h.slice(2)] !== undefined) { showPath(index[h.slice(2)], true); return true; }
     return false;
   }

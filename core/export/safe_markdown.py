@@ -1,0 +1,226 @@
+"""Safe Markdown: message text that renders the same in a forge or an editor, minus raw HTML and script links.
+
+The Markdown export carries message text as its author (a model, a user, a tool) wrote it. A renderer
+that passes HTML through (a forge's preview, many editors) would then run a ``<script>``, an
+``onerror`` attribute or a ``javascript:`` link from a session. :func:`safe_markdown` changes exactly
+two things, outside code:
+
+* every ``<`` becomes ``&lt;``, so no raw HTML (tag, comment, declaration) can exist; it shows as the
+  ``<`` it was. Kept: the ``<`` of an ``http``/``https``/``mailto`` autolink and of a link destination
+  in angle brackets, neither of which can carry markup;
+* a link or image destination (inline ``](…)`` or a reference definition ``]: …``) whose scheme is
+  ``javascript:``, ``vbscript:`` or ``data:`` — also when spelt with entities, backslashes, control
+  characters or capitals, as browsers read it — gets an ``unsafe:`` prefix: its text stays, its target
+  goes nowhere.
+
+Code is left as written: fenced and indented code blocks (found by markdown-it's CommonMark block
+parser) and code spans (backtick runs, as CommonMark pairs them), where ``<`` is already text.
+Escaping can change the block structure (an HTML block becomes a paragraph, which a fence can then
+interrupt), so the text is parsed again and the pass repeated until nothing changes: what the last
+parse calls code is what stays unescaped. Everything else (emphasis, links, lists, tables, headings)
+renders as before.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+__all__ = ["UNSAFE_PREFIX", "safe_markdown"]
+
+UNSAFE_PREFIX = "unsafe:"
+_DANGEROUS = ("javascript:", "vbscript:", "data:")
+# The "<" kept: an autolink to a safe scheme (no backtick, so it cannot hide a code span's end), and a
+# link destination in angle brackets.
+_KEPT_LT = re.compile(r"<(?:https?://|mailto:)[^<>\s`]*>|(?<=\]\()<[^<>\n`]*>")
+# Where a destination starts: after "](" or a reference definition's "]:", spaces and an optional "<".
+_DESTINATION = re.compile(r"\](?:\(|:)\s*<?")
+_DESTINATION_END = re.compile(r"[\s>)]")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_MAX_PASSES = 8  # each pass only escapes more; more than two was never seen
+
+
+def safe_markdown(text: str) -> str:
+    """``text`` with raw HTML escaped and script links neutralised, outside code (see the module).
+
+    Args:
+        text: Markdown as written in a session.
+
+    Returns:
+        Markdown that renders the same wherever it rendered no HTML and followed no script link.
+    """
+    if "<" not in text and "](" not in text and "]:" not in text:
+        return text  # nothing to escape and no link destination: the common case, no parse
+    if not _may_hold_code(text):
+        # No code block before, none after (escaping adds neither fences nor indentation), and the code
+        # spans stay where they were: one pass is the fixed point.
+        return _inline(text)
+    for _ in range(_MAX_PASSES):
+        safer = _one_pass(text)
+        if safer == text:
+            return text
+        text = safer
+    # Still changing (it never has): escape every "<" but the kept ones, code or not.
+    return _escape_lt(text)
+
+
+def _one_pass(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    code = _code_lines(text, len(lines))
+    if not code:
+        return _inline(text)  # no code block: one run of inline text (no list of a huge text's lines)
+    out: list[str] = []
+    region: list[str] = []  # consecutive lines that are not code: one run of inline text
+    for number, line in enumerate(lines):
+        if number in code:
+            if region:
+                out.append(_inline("".join(region)))
+                region = []
+            out.append(line)
+        else:
+            region.append(line)
+    if region:
+        out.append(_inline("".join(region)))
+    return "".join(out)
+
+
+def _may_hold_code(text: str) -> bool:
+    """False when ``text`` cannot hold a code block (no fence, no indentation): no parse needed."""
+    return "```" in text or "~~~" in text or "    " in text or "\t" in text
+
+
+def _code_lines(text: str, count: int) -> set[int]:
+    """The line numbers (from 0) inside fenced or indented code blocks, as CommonMark parses them."""
+    lines: set[int] = set()
+    for token in _parser().parse(text):
+        if token.type in ("fence", "code_block") and token.map is not None:
+            lines.update(range(token.map[0], min(token.map[1], count)))
+    return lines
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """markdown-it's CommonMark block parser with GFM tables (the inline pass is not needed here)."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark").enable("table")
+    parser.disable("inline")
+    return parser
+
+
+def _inline(text: str) -> str:
+    """Text outside code blocks: ``<`` escaped and script links neutralised, outside code spans."""
+    pieces: list[str] = []
+    done = 0
+    for start, end in _code_spans(text):
+        if text.find("<", start, end) < 0 and text.find("]", start, end) < 0:
+            continue  # nothing in it the outside's changes would touch: no need to set it apart
+        pieces.append(_outside_code(text[done:start]))
+        pieces.append(text[start:end])
+        done = end
+    pieces.append(_outside_code(text[done:]))
+    return "".join(pieces)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    r"""Where CommonMark's code spans are: a backtick run up to the next run of the same length.
+
+    Outside code a backslash escapes the character after it (so ``\``` opens nothing); a run with
+    no closing run of its length is literal backticks. Linear: a length once looked for in vain is
+    not looked for again (the search only moves forward, so it would fail again).
+    """
+    if "`" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    missing: set[int] = set()  # run lengths with no run of that length left in the text
+    size = len(text)
+    slash = -1  # the next backslash at or after the search point (size: none left)
+    at = 0
+    while (tick := text.find("`", at)) >= 0:
+        if slash < at:
+            slash = text.find("\\", at)
+            slash = size if slash < 0 else slash
+        if slash < tick:
+            at = slash + 2  # an escaped character, perhaps this backtick
+            continue
+        end = tick + 1
+        while end < size and text[end] == "`":
+            end += 1
+        at, length = end, end - tick
+        if length in missing:
+            continue
+        close = _closing_run(text, end, length)
+        if close < 0:
+            missing.add(length)
+            continue
+        spans.append((tick, close + length))
+        at = close + length
+    return spans
+
+
+def _closing_run(text: str, start: int, length: int) -> int:
+    """Where the next run of exactly ``length`` backticks at or after ``start`` begins, or -1."""
+    marks = "`" * length
+    at = text.find(marks, start)
+    while at >= 0:
+        end = at + length
+        if end < len(text) and text[end] == "`":
+            while end < len(text) and text[end] == "`":
+                end += 1  # a longer run: skip it whole
+            at = text.find(marks, end)
+            continue
+        if at > start and text[at - 1] == "`":
+            at = text.find(marks, at + 1)  # the tail of a longer run
+            continue
+        return at
+    return -1
+
+
+def _outside_code(text: str) -> str:
+    """Text outside code: ``<`` escaped but where kept, dangerous destinations prefixed."""
+    if "](" in text or "]:" in text:
+        text = _neutralise_links(text)
+    return _escape_lt(text) if "<" in text else text
+
+
+def _escape_lt(text: str) -> str:
+    if "<http" not in text and "<mailto:" not in text and "](<" not in text:
+        return text.replace("<", "&lt;")  # nothing kept: one pass in C
+    pieces: list[str] = []
+    done = 0
+    for match in _KEPT_LT.finditer(text):
+        pieces.append(text[done : match.start()].replace("<", "&lt;"))
+        pieces.append(match.group(0))
+        done = match.end()
+    pieces.append(text[done:].replace("<", "&lt;"))
+    return "".join(pieces)
+
+
+def _neutralise_links(text: str) -> str:
+    pieces: list[str] = []
+    done = 0
+    for match in _DESTINATION.finditer(text):
+        start = match.end()
+        end_match = _DESTINATION_END.search(text, start)
+        raw = text[start : end_match.start() if end_match is not None else len(text)]
+        if _is_dangerous(raw):
+            pieces.append(text[done:start])
+            pieces.append(UNSAFE_PREFIX)
+            done = start
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _is_dangerous(destination: str) -> bool:
+    """Whether a browser would read ``destination`` as a ``javascript:``, ``vbscript:`` or ``data:`` URL.
+
+    Markdown decodes entities and backslash escapes in a destination, and browsers drop tabs, line
+    breaks and other control characters inside a URL and ignore case in its scheme.
+    """
+    plain = _CONTROL.sub("", html.unescape(destination.replace("\\", ""))).lower()
+    return plain.startswith(_DANGEROUS)
