@@ -10,9 +10,9 @@ messages, then quits. Exit code 0 and one line on stdout when all of that worked
 stderr when any failed.
 
 ``--scripted-check OUT`` goes further, as a user would: it also compares two leaves of a session with
-branches in a diff window, and exports that session through the export dialog as HTML and as PDF into the
-folder OUT (which the check never writes anything else to). It checks that Qt can read every image format
-a session may hold, too (the frozen bundle's image plugins).
+branches in a diff window, exports that session through the export dialog as HTML and as PDF into the
+folder OUT (which the check never writes anything else to), and opens the Usage window's charts. It
+checks that Qt can read every image format a session may hold, too (the frozen bundle's image plugins).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from gui.single_instance import InstanceServer, forward_to_running
 
 if TYPE_CHECKING:
     from core.session import Session
+    from gui.models.usage_figures import UsageFigures
     from gui.widgets.diff_window import DiffWindow
 
 __all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main", "run"]
@@ -405,6 +406,20 @@ class _ScriptedRun(_SmokeRun):
         if fmt == "html":
             self._export("pdf")
             return
+        self._show_usage()
+
+    def _show_usage(self) -> None:
+        """Open the Usage window (Qt Charts in the bundle) and wait for its figures."""
+        self.window.usage.figures_shown.connect(self._guarded(self._usage_shown))
+        self.window.usage.show_window()
+
+    def _usage_shown(self, figures: UsageFigures) -> None:
+        usage = self.window.usage.window
+        if usage is None or not usage.bars.bar_sets() or figures.totals.total_tokens <= 0:
+            self.fail("The Usage window shows no usage.")
+            return
+        self._steps.append(f"the Usage window shown ({figures.totals.sessions} sessions with usage)")
+        usage.close()
         rows = self.window.list_model.rowCount()
         self.passed = (
             f"Scripted check passed: {rows} sessions listed, {self._rendered}, {', '.join(self._steps)}."

@@ -30,6 +30,7 @@ from gui.controllers.help import HelpController
 from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
+from gui.controllers.usage import UsageController
 from gui.controllers.view import ViewController
 from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
@@ -120,6 +121,14 @@ class MainWindow(QMainWindow):
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
         self.resume = ResumeController(context, actions, set_roots=self.set_roots)
+        self.usage = UsageController(
+            context,
+            actions,
+            roots=lambda: self.catalogue.roots,
+            catalogue_dir=catalogue_dir,
+            tree_model=self.tree_model,
+            header=self.tree_pane.usage_label,
+        )
         self.help = HelpController(
             context,
             actions,
@@ -243,6 +252,8 @@ class MainWindow(QMainWindow):
         opened.entry_shown.connect(messages.show)
         catalogue.roots_changed.connect(self._on_roots_changed)
         catalogue.refresh_finished.connect(self._after_refresh)
+        catalogue.refresh_finished.connect(self.usage.catalogue_refreshed)
+        catalogue.roots_changed.connect(self.usage.roots_changed)
         messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
@@ -368,6 +379,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.write_settings()
+        self.usage.close()
         self.catalogue.close()
         self.runner.shutdown(_SHUTDOWN_MSECS, _FINISH_CHANNELS, _FINISH_MSECS)
         self.opened.stop_watching()

@@ -192,7 +192,31 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
             window.resize(*size)
             yield Wait()
             yield from _views(window, sessions, outdir, lambda view, s=size, t=theme: shot_name(view, s, t))
+
+    # The Usage window (View > Usage and Cost) at 1600 x 1000, dark and then light
+    yield Wait(window.usage.figures_shown, window.usage.show_window)
+    usage = window.usage.window
+    usage.resize(1600, 1000)
+    yield Wait()
+    _save(usage, outdir / "usage-dark.png")
+    window.view.set_theme("light")
+    yield Wait()
+    _save(usage, outdir / "usage-light.png")
+    usage.close()
     window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
+
+
+def _save(widget: Any, path: Path) -> None:
+    """``widget`` as a PNG at ``path`` (in 256 colours when large)."""
+    image = widget.grab().toImage()
+    if (image.width(), image.height()) != (widget.width(), widget.height()) or image.isNull():
+        raise RuntimeError(f"the grab of {path.name} is {image.width()}x{image.height()}")
+    if not image.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    if path.stat().st_size > MAX_PNG_BYTES and not _quantized(image).save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    size = f"{image.width()}x{image.height()}, {path.stat().st_size // 1024} KB"
+    print(f"screenshots: wrote {path} ({size})")
 
 
 def _views(
@@ -204,17 +228,7 @@ def _views(
         bar = window.statusBar()
         if str(sessions.parent) in bar.currentMessage():
             bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
-        path = outdir / name(view)
-        image = window.grab().toImage()
-        if (image.width(), image.height()) != (window.width(), window.height()) or image.isNull():
-            raise RuntimeError(f"the grab of {path.name} is {image.width()}x{image.height()}")
-        if not image.save(str(path), "PNG"):
-            raise OSError(f"cannot write {path}")
-        if path.stat().st_size > MAX_PNG_BYTES and not _quantized(image).save(str(path), "PNG"):
-            raise OSError(f"cannot write {path}")
-        print(
-            f"screenshots: wrote {path} ({image.width()}x{image.height()}, {path.stat().st_size // 1024} KB)"
-        )
+        _save(window, outdir / name(view))
 
     def select_session(file_name: str) -> Callable[[], None]:
         def action() -> None:

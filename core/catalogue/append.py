@@ -22,12 +22,20 @@ from core.catalogue.reading import StoredNote, entry_rows, guards, json_text, wa
 from core.catalogue.schema import KnownFile
 from core.catalogue.search_text import Doc, clean_text, entry_doc
 from core.catalogue.update import Batch, insert_entries, insert_overrides
+from core.catalogue.usage_rows import (
+    file_totals,
+    insert_usage,
+    mark_usage_path,
+    reattribute,
+    usage_db_rows,
+)
 from core.session.diagnostics import KINDS, Severity
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
+from core.usage.records import UsageCollector
 
 _TREE_KINDS = frozenset({"orphan", "self-parent", "cycle"})
 _FAST_LIMIT = 500  # appended entries looked up one query at a time; bigger appends take the full scan
@@ -37,11 +45,13 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
     """Read only what was appended to one file since the last pass, and update its summary."""
     file_id = row.id
     docs: dict[int, Doc] = {}  # by line
+    collector = UsageCollector()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
             docs[entry.line] = doc
+        collector.add(entry, obj)
 
     header = orjson.loads(row.header or "{}")
     part = Session.resume(path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id)
@@ -84,6 +94,11 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         insert_entries(conn, file_id, *entry_rows(part.entries, docs, grown or frozenset()), batch.indexed)
         overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
         insert_overrides(conn, file_id, overrides)
+        usage = collector.finish(keep_empty=True)
+        insert_usage(conn, file_id, usage_db_rows(usage, grown or frozenset()))
+        insert_usage(conn, file_id, usage_db_rows(collector.attributions, frozenset()))
+        new_targets = {row.entry_id for row in usage if row.kind == "assistant"}
+        reattribute(conn, file_id, set(collector.aggregates) | new_targets)
         scan = None
         if not tree_notes:
             scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
@@ -97,6 +112,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         # Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading
         # notes come first (in the order they were found), then the tree notes.
         diagnostics = sorted(read_notes + new_notes + scan.duplicate_notes + tree_notes, key=lambda d: d[0])
+        tokens, cost = file_totals(conn, file_id)  # all five places, as summarize() counts them
         conn.execute(
             "UPDATE files SET size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?, unterminated=?,"
             " head=?, tail=?, message_count=?, first_message=?, last_activity_ms=?, modified_ms=?,"
@@ -119,8 +135,8 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
                 clean_text(part.name) if part.name_seen else name,
                 entry_count + len(part.entries),
                 leaf,
-                scan.tokens,
-                round(scan.cost, 10),
+                tokens,
+                cost,
                 scan.last_stop,
                 sum(1 for d in diagnostics if _is_problem(d[1])),
                 json_text(diagnostics),
@@ -317,6 +333,7 @@ def _mark_path(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> None
         if (entry_id in path) != bool(on_path)
     ]
     conn.executemany("UPDATE entries SET on_path = ? WHERE file_id = ? AND line = ?", changed)
+    mark_usage_path(conn, file_id, path)
 
 
 def _path_ids(conn: sqlite3.Connection, file_id: int, leaf: str | None) -> set[str]:

@@ -23,10 +23,11 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeAlias, Unpack
+from typing import TYPE_CHECKING, TypeAlias, Unpack
 
 import orjson
 
+from core.catalogue import usage_query
 from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
@@ -49,6 +50,10 @@ from core.errors import SessionReadError
 from core.session.discovery import default_roots
 from core.session.summary import SessionSummary
 from core.timefmt import iso_from_ms
+
+if TYPE_CHECKING:
+    from core.usage.records import UsageRecord
+    from core.usage.reports import UsageFilter, UsageReport
 
 
 def default_catalogue_dir() -> Path:
@@ -231,6 +236,42 @@ class Catalogue:
             rows = [r for r in rows if within(r[0], reach)]
         # Files without a session header are not sessions (the reference's list hides them too).
         return [_summary_from_row(r) for r in rows if r[14] is not None]
+
+    def usage_records(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[UsageRecord]:
+        """Usage records of the catalogued sessions (under ``roots`` if given), forks' copies counted once.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            return usage_query.usage_records(self._connect(), roots)
+
+    def usage_report(
+        self,
+        kind: str,
+        filt: UsageFilter,
+        breakdown: bool = False,
+        roots: Iterable[str | os.PathLike[str]] | None = None,
+    ) -> UsageReport:
+        """A usage report (``daily``, ``weekly``, ... see :data:`core.usage.KINDS`) over the catalogue.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+            ValueError: ``kind`` is not a report kind.
+        """
+        with sqlite_errors("read"):
+            return usage_query.usage_report(self._connect(), kind, filt, breakdown, roots)
+
+    def usage_grid(
+        self, filt: UsageFilter, roots: Iterable[str | os.PathLike[str]] | None = None
+    ) -> list[list[float]]:
+        """Cost by local weekday (Monday first) and hour over the catalogue: 7 rows of 24, for a heatmap.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            return usage_query.usage_grid(self._connect(), filt, roots)
 
     def diagnostics(self, path: str | os.PathLike[str]) -> list[tuple[int, str, str]]:
         """The stored diagnostics ``(line, kind, message)`` of one catalogued file, by line.

@@ -18,12 +18,14 @@ from typing import TypeAlias
 import orjson
 
 from core.catalogue.search_text import Doc, clean_text, entry_doc
+from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.session.summary import summarize
-from core.session.usage import usage_totals
+from core.session.usage import may_record_usage, remember_totals, usage_totals
 from core.timefmt import js_date_ms
+from core.usage.records import UsageCollector
 
 GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
@@ -156,6 +158,7 @@ class WholeRead:
         overrides: ``(target, tokens, cost)`` of each ``child_usage_attributed`` result.
         texts: key -> text for the entries' texts; a reader in a worker leaves out those it handed
             over before (the catalogue has them), so the same text crosses the pipe once.
+        usage: the ``usage`` rows (:mod:`core.catalogue.usage_rows`).
     """
 
     path: str
@@ -164,6 +167,7 @@ class WholeRead:
     entries: list[EntryRow]
     overrides: list[OverrideRow]
     texts: dict[int, str]
+    usage: list[UsageDbRow]
 
 
 FILE_COLUMNS = (
@@ -187,19 +191,29 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         OSError: the guards cannot be read.
     """
     docs: dict[int, Doc] = {}  # by line
+    collector = UsageCollector()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
             docs[entry.line] = doc
+        collector.add(entry, obj)
 
     session = Session(path, checksum=False, observer=observe)
+    usage = collector.finish(keep_empty=True)
+    # The summary's totals need the usage of tool results and summaries: hand over what was parsed.
+    by_line = {row.line: row for row in usage}
+    for entry in session.entries:
+        if may_record_usage(entry):
+            row = by_line.get(entry.line)
+            remember_totals(session, entry, *((row.total, row.cost) if row is not None else (0, 0.0)))
     summary = summarize(session, st.st_mtime_ns / 1e6)
     diagnostics: list[StoredNote] = [(d.line, d.kind, d.message) for d in session.diagnostics]
     head, tail = guards(path, session.size)
     # id -> parent, the later line winning for a repeated id, as in Session.by_id
     parents = {entry.id: entry.parent_id for entry in session.entries}
-    entries, texts = entry_rows(session.entries, docs, set(walk_up(parents, session.leaf_id)))
+    on_path = set(walk_up(parents, session.leaf_id))
+    entries, texts = entry_rows(session.entries, docs, on_path)
     if handed is not None:
         texts = {key: text for key, text in texts.items() if key not in handed}
         handed.update(texts)
@@ -235,4 +249,12 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         json_text(diagnostics),
     )
     overrides = [(target, *usage_totals(usage)) for target, usage in session.usage_overrides.items()]
-    return WholeRead(path, session.size, files, entries, overrides, texts)
+    return WholeRead(
+        path,
+        session.size,
+        files,
+        entries,
+        overrides,
+        texts,
+        usage_db_rows(usage + collector.attributions, on_path),
+    )

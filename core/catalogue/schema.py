@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
@@ -56,6 +56,16 @@ _SCHEMA = (
         file_id INTEGER NOT NULL, target TEXT NOT NULL, tokens, cost,
         PRIMARY KEY(file_id, target)
     ) WITHOUT ROWID""",
+    # One row per entry that records usage (core.catalogue.usage_rows): the counters as recorded, an
+    # attributed aggregate in place of its target's own, on_path as in entries. entry_id is indexed
+    # to find what a fork or clone copied from its parent.
+    """CREATE TABLE usage(
+        file_id INTEGER NOT NULL, line INTEGER NOT NULL, entry_id TEXT NOT NULL, ts_ms REAL,
+        model TEXT NOT NULL, kind TEXT NOT NULL, input INTEGER, output INTEGER, cache_read INTEGER,
+        cache_write INTEGER, total, cost REAL, child_tokens INTEGER, child_cost REAL, on_path INTEGER,
+        PRIMARY KEY(file_id, line)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX usage_id ON usage(file_id, entry_id)",
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
@@ -143,6 +153,7 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         conn.execute("SELECT line, tokens, text_id, on_path FROM entries LIMIT 1").fetchall()
         conn.execute("SELECT target, tokens FROM overrides LIMIT 1").fetchall()
         conn.execute("SELECT id, key FROM texts LIMIT 1").fetchall()
+        conn.execute("SELECT line, ts_ms, total, on_path FROM usage LIMIT 1").fetchall()
         conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
     except BaseException:
         conn.close()

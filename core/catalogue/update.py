@@ -29,6 +29,7 @@ from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
+from core.catalogue.usage_rows import insert_usage
 from core.session.discovery import stat_session_files
 
 ProgressCallback: TypeAlias = Callable[[int, int, int, int], None]
@@ -260,6 +261,7 @@ def write_whole(batch: Batch, read: WholeRead) -> None:
         assert file_id is not None  # an INSERT into a rowid table always gives one
         insert_entries(conn, file_id, read.entries, read.texts, batch.indexed)
         insert_overrides(conn, file_id, read.overrides)
+        insert_usage(conn, file_id, read.usage)
         assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
         conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
 
@@ -272,6 +274,7 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     """
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 

@@ -3,9 +3,9 @@
 Every user error (bad arguments, unreadable files, unknown entries) ends as one line on stderr and
 a non-zero exit status, never a traceback. The commands live in modules named after what they do:
 :mod:`~core.cli.reading` (list, index, search, show, context, tree, check), :mod:`~core.cli.edit`
-(label, rename, fork, clone, trash), :mod:`~core.cli.export` and :mod:`~core.cli.diff`; each keeps
-its heavy imports inside its handlers, since start-up time counts (``check`` is measured whole
-process against a bare parse).
+(label, rename, fork, clone, trash), :mod:`~core.cli.export`, :mod:`~core.cli.diff` and
+:mod:`~core.cli.usage` (usage reports); each keeps its heavy imports inside its handlers, since
+start-up time counts (``check`` is measured whole process against a bare parse).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for the app's own entry point)."""
-    from core.cli import diff, edit, export, reading
+    from core.cli import diff, edit, export, reading, usage
 
     parser = _Parser(prog=PROG, description="Find, read, check and safely edit Prime Agent sessions.")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in (reading, edit, export, diff):
+    for module in (reading, edit, export, diff, usage):
         module.add_commands(sub)
     return parser
 

@@ -42,6 +42,7 @@ _KEPT_LT = re.compile(r"<(?:https?://|mailto:)[^<>\s`]*>|(?<=\]\()<[^<>\n`]*>")
 _DESTINATION = re.compile(r"\](?:\(|:)\s*<?")
 _DESTINATION_END = re.compile(r"[\s>)]")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MAX_PASSES = 8  # each pass only escapes more; more than two was never seen
 
 
@@ -70,7 +71,9 @@ def safe_markdown(text: str) -> str:
 
 
 def _one_pass(text: str) -> str:
-    lines = text.splitlines(keepends=True)
+    # Lines as CommonMark counts them (\r\n, \r or \n): splitlines() would also cut at \x1c, \x85,
+    # U+2028... and number the lines differently from the parser, leaving the wrong lines unescaped.
+    lines = _LINE.findall(text)
     code = _code_lines(text, len(lines))
     if not code:
         return _inline(text)  # no code block: one run of inline text (no list of a huge text's lines)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
+from core.formatting import total_cost, whole_tokens
 from core.visible import (
     FILTER_MODES,
     RowVacated,
@@ -86,6 +87,7 @@ class BranchTreeModel(QAbstractItemModel):
         self._group = max(1, group_size)
         self._width = preview_width
         self._previews: dict[str, str] = {}  # entry id -> one-line preview without the label badge
+        self._subtree_usage: dict[str, tuple[int, float]] = {}  # entry id -> (tokens, cost) of its subtree
         self._inserting = False  # inside beginInsertRows/endInsertRows or emitting layoutChanged: no fetch
         # (holder, parent, row, node, position) of the former leaf's row while append_entries maps steps
         self._vacancy: tuple[Node, Node, int, Node, int] | None = None
@@ -136,11 +138,22 @@ class BranchTreeModel(QAbstractItemModel):
         """
         old_root = self._root
         self.beginResetModel()
+        if session is not self._session:
+            self._subtree_usage = {}  # a fork shares entry ids with its parent: never show the other's
         self._session = session
         self._previews.clear()
         self._tree = self._rebuild(prepared)
         self.endResetModel()
         self._retired = release_nodes(old_root)
+
+    def set_subtree_usage(self, session: Session | None, usage: dict[str, tuple[int, float]]) -> None:
+        """Tokens and cost of each entry's subtree (``core.usage.subtree_usage``), shown in the row tooltip.
+
+        Computed in a worker for ``session``; ignored when another session is shown by then. Tooltips are
+        read when shown, so nothing is signalled.
+        """
+        if session is self._session:
+            self._subtree_usage = usage
 
     @property
     def leaf_id(self) -> str | None:
@@ -301,7 +314,11 @@ class BranchTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return kind_icon(entry_kind(entry))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
+            tip = f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
+            usage = self._subtree_usage.get(eid)
+            if usage is not None and (usage[0] or usage[1]):
+                tip += f"\nthis entry and below: {total_cost(usage[1])} · {whole_tokens(usage[0])} tokens"
+            return tip
         return None
 
     def _group_data(self, node: Node, role: int) -> Any:

@@ -202,6 +202,13 @@ class BranchTreePane(QWidget):
         controls.addWidget(self.filter_mode, 1)
         controls.addWidget(self.jump_button)
         _column(controls, tree, self)
+        # The session's usage: its current path against its abandoned branches (the usage controller).
+        self.usage_label = QLabel()
+        self.usage_label.setWordWrap(True)
+        self.usage_label.hide()
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, self.usage_label)
 
 
 class MessagePane(QWidget):

@@ -1125,7 +1125,7 @@ def test_a_corrupt_catalogue_file_is_rebuilt(tmp_path: Path) -> None:
     _works(folder).close()
 
 
-@pytest.mark.parametrize("version", [0, 7, -1])
+@pytest.mark.parametrize("version", [0, 8, -1])
 def test_a_catalogue_from_another_schema_is_rebuilt(tmp_path: Path, version: int) -> None:
     folder = tmp_path / "c"
     folder.mkdir()

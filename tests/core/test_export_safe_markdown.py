@@ -92,6 +92,11 @@ ATTACKS = [
     "a\n<script>\nalert(1)\n</script>",
     "| a |\n|---|\n| <script>alert(1)</script> |",
     "\t<script>alert(1)</script>\n\n<script>alert(2)</script>",
+    # Found by benchmarks/fuzz_export.py: \x1c (and \x85, U+2028, \v, \f...) end a line for
+    # str.splitlines but not for CommonMark, which shifted the code lines onto the <div>.
+    "\x8e\x1c?4%<div>\n```\n</div>\n\n```\n<script>alert(2)</script>\n```<script>x",
+    "a\x85<b>\u2028<i>\x0b<u>\x0c<s>\n```\ncode\n```\n",
+    "a\r<b>x</b>\r```\r<i>\r```\r<script>alert(1)</script>",
 ]
 
 
@@ -105,11 +110,11 @@ class _Elements(HTMLParser):
 
 
 def _forge(text: str) -> str:
-    return github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+    return str(github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE))
 
 
 def _editor(text: str) -> str:
-    return MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    return str(MarkdownIt("commonmark", {"html": True}).enable("table").render(text))
 
 
 def assert_inert(rendered: str) -> None:

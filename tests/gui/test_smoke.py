@@ -185,6 +185,7 @@ def test_the_scripted_check_diffs_two_leaves_and_exports_html_and_pdf_through_th
     assert err == ""
     assert printed.startswith("Scripted check passed: 7 sessions listed, "), printed
     assert " compared (" in printed and " diff rows)" in printed, printed
+    assert "the Usage window shown (7 sessions with usage)" in printed, printed
     html, pdf = sorted(out.iterdir())  # the two exports of one session, and nothing else
     assert (html.suffix, pdf.suffix, html.stem) == (".html", ".pdf", pdf.stem)
     assert f"{html.name} exported" in printed and f"{pdf.name} exported" in printed

@@ -1,0 +1,161 @@
+"""Usage window benchmark: opening it over the 2,000-session history, and main-thread stalls, offscreen.
+
+Every run is a fresh child process (this script with ``--child``): the window over the benchmark history
+with its warm catalogue (``benchmarks/out/history``, ``benchmarks/out/catalogue``, see run_catalogue.py),
+once its start-up refresh has finished. Measured in the child, with ``time.perf_counter``:
+
+* ``first``: ``show_window()`` to ``figures_shown``: the first opening (records read from the catalogue
+  and compacted in a worker, the figures computed, the charts and tables filled);
+* ``filter``: a change of filter (the cheapest model) to its figures (records kept);
+* ``again``: the window closed, the catalogue refreshed meanwhile, and the window shown again (the
+  records read again);
+* ``stall``: the longest gap between ticks of a 5 ms timer from the first ``show_window()`` to the end,
+  minus 5 ms (target: none over 50 ms); ``paint``: the longest single ``show_figures`` call.
+
+Usage::
+
+    python benchmarks/run_usage_gui.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "benchmarks" / "out"
+TARGET_OPEN_S = 0.300
+TARGET_STALL_S = 0.050
+
+
+def child(root: Path, catalogue: Path) -> int:
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui.main_window import MainWindow
+
+    QCoreApplication.setOrganizationName("prime-sessions-bench")
+    app = QApplication([sys.argv[0]])
+    window = MainWindow(roots=[root], catalogue_dir=catalogue)
+    window.show()
+    result: dict[str, float] = {}
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setInterval(5)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    paints: list[float] = []
+    steps = ["first", "filter", "again"]
+    started = {"t": 0.0}
+
+    def measure_paint(usage: object) -> None:
+        original = usage.show_figures  # type: ignore[attr-defined]
+
+        def timed(figures: object) -> None:
+            t = time.perf_counter()
+            original(figures)
+            paints.append(time.perf_counter() - t)
+
+        usage.show_figures = timed  # type: ignore[attr-defined]
+
+    def next_step(_figures: object = None) -> None:
+        now = time.perf_counter()
+        if started["t"]:
+            result[steps.pop(0)] = now - started["t"]
+        if not steps:
+            timer.stop()
+            gaps = [b - a for a, b in itertools.pairwise(ticks)]
+            result["stall"] = max(gaps, default=0.0) - 0.005
+            result["paint"] = max(paints, default=0.0)
+            result["records"] = float(len(window.usage._records.records)) if window.usage._records else 0.0
+            print("RESULT " + json.dumps(result), flush=True)
+            app.quit()
+            return
+        started["t"] = time.perf_counter()
+        usage = window.usage.window
+        if steps[0] == "first":
+            timer.start()
+            usage = window.usage.show_window()
+            measure_paint(usage)
+        elif steps[0] == "filter":
+            box = usage.model_box
+            box.setCurrentIndex(box.findData(usage.figures.models[-1].key))
+        else:
+            usage.close()
+            window.usage.catalogue_refreshed(True)  # hidden: the records are only marked stale
+            window.usage.show_window()
+
+    def refreshed(_ok: bool) -> None:
+        window.catalogue.refresh_finished.disconnect(refreshed)
+        window.usage.figures_shown.connect(lambda figures: QTimer.singleShot(0, lambda: next_step(figures)))
+        QTimer.singleShot(200, next_step)
+
+    window.catalogue.refresh_finished.connect(refreshed)
+    QTimer.singleShot(300_000, app.quit)
+    app.exec()
+    window.close()
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--child", action="store_true")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--root", type=Path, default=OUT / "history" / "sessions")
+    parser.add_argument("--catalogue", type=Path, default=OUT / "catalogue")
+    args = parser.parse_args()
+    if args.child:
+        return child(args.root, args.catalogue)
+    if not args.catalogue.is_dir():
+        print("run_usage_gui: no catalogue; run `python -m core.cli index ROOT --catalogue DIR` first")
+        return 1
+    results = []
+    with tempfile.TemporaryDirectory() as config:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=config, PYTHONPATH=str(REPO))
+        for run in range(args.runs + 1):
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    "--root",
+                    str(args.root),
+                    "--catalogue",
+                    str(args.catalogue),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            line = next(line for line in out.splitlines() if line.startswith("RESULT "))
+            if run:  # the first run warms the page cache and the bytecode
+                results.append(json.loads(line[7:]))
+    print(f"records kept (compacted): {results[0]['records']:,.0f}")
+    print(f"| measurement | median | worst of {args.runs} | target |")
+    print("|---|---:|---:|---|")
+    for key, target in (
+        ("first", TARGET_OPEN_S),
+        ("filter", None),
+        ("again", TARGET_OPEN_S),
+        ("stall", TARGET_STALL_S),
+        ("paint", TARGET_STALL_S),
+    ):
+        values = [r[key] * 1000 for r in results]
+        goal = f"under {target * 1000:.0f} ms" if target else ""
+        print(f"| {key} | {statistics.median(values):.0f} ms | {max(values):.0f} ms | {goal} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,114 @@
+"""The catalogue's ``usage`` table: one row per entry that records usage, written with the file's other rows.
+
+A whole read stores every row (:func:`usage_db_rows` in the reader, :func:`insert_usage` in the same
+transaction as the summary). An append stores the appended rows, applies appended
+``child_usage_attributed`` entries to earlier rows (:func:`apply_attributions`), and marks the current
+path again when the leaf moved (:func:`mark_usage_path`). The file's token and cost totals are added up
+from these rows (:func:`file_totals`), so the session list and the usage report count alike.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Set
+from typing import TypeAlias
+
+from core.usage.records import EntryUsage
+
+UsageDbRow: TypeAlias = tuple[
+    int,  # line
+    str,  # entry_id
+    float | None,  # ts_ms
+    str,  # model
+    str,  # kind
+    int,  # input
+    int,  # output
+    int,  # cache_read
+    int,  # cache_write
+    int | float,  # total
+    float,  # cost
+    int,  # child_tokens
+    float,  # child_cost
+    bool,  # on the path to the leaf
+]
+"""One ``usage`` row without its file id."""
+
+
+def counted(alias: str) -> str:
+    """The SQL condition on the rows a report counts: not attributions, and only rows recording something.
+
+    Args:
+        alias: the name the query gives the ``usage`` table.
+    """
+    parts = " OR ".join(
+        f"{alias}.{c} != 0" for c in ("total", "cost", "input", "output", "cache_read", "cache_write")
+    )
+    return f"{alias}.kind != 'attribution' AND ({parts})"
+
+
+def usage_db_rows(rows: list[EntryUsage], on_path: Set[str]) -> list[UsageDbRow]:
+    """The ``usage`` rows of some :class:`EntryUsage` rows; ``on_path``: ids on the path to the leaf."""
+    return [(*row, row.entry_id in on_path) for row in rows]
+
+
+def insert_usage(conn: sqlite3.Connection, file_id: int, rows: list[UsageDbRow]) -> None:
+    """Add (or replace, by line) a file's usage rows."""
+    if rows:
+        conn.executemany(
+            "INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(file_id, *row) for row in rows],
+        )
+
+
+def reattribute(conn: sqlite3.Connection, file_id: int, targets: Iterable[str]) -> None:
+    """Give the assistant rows of ``targets`` their attributed usage, from the stored attribution rows.
+
+    The latest aggregate (by line) replaces the counters and the child shares add up, as
+    :class:`core.usage.UsageCollector` applies them in one read; called after an append stored its
+    rows, for the targets it attributed and the assistant messages it brought.
+    """
+    for target in targets:
+        found = conn.execute(
+            "SELECT input, output, cache_read, cache_write, total, cost FROM usage"
+            " WHERE file_id = ? AND entry_id = ? AND kind = 'attribution' ORDER BY line DESC LIMIT 1",
+            (file_id, target),
+        ).fetchone()
+        if found is None:
+            continue
+        tokens, cost = 0, 0.0
+        for row_tokens, row_cost in conn.execute(
+            "SELECT child_tokens, child_cost FROM usage"
+            " WHERE file_id = ? AND entry_id = ? AND kind = 'attribution' ORDER BY line",
+            (file_id, target),
+        ):
+            tokens += row_tokens
+            cost += row_cost
+        conn.execute(
+            "UPDATE usage SET input=?, output=?, cache_read=?, cache_write=?, total=?, cost=?,"
+            " child_tokens=?, child_cost=? WHERE file_id=? AND entry_id=? AND kind='assistant'",
+            (*found, tokens, cost, file_id, target),
+        )
+
+
+def mark_usage_path(conn: sqlite3.Connection, file_id: int, path: Set[str]) -> None:
+    """Set ``usage.on_path`` of a file's rows from the ids on the path to its leaf."""
+    changed = [
+        (entry_id in path, file_id, line)
+        for line, entry_id, on_path in conn.execute(
+            "SELECT line, entry_id, on_path FROM usage WHERE file_id = ?", (file_id,)
+        )
+        if (entry_id in path) != bool(on_path)
+    ]
+    conn.executemany("UPDATE usage SET on_path = ? WHERE file_id = ? AND line = ?", changed)
+
+
+def file_totals(conn: sqlite3.Connection, file_id: int) -> tuple[int | float, float]:
+    """``(tokens, cost)`` of a file from its usage rows, added in file order as summarize() adds them."""
+    tokens: int | float = 0
+    cost = 0.0
+    for row_tokens, row_cost in conn.execute(
+        "SELECT total, cost FROM usage WHERE file_id = ? AND kind != 'attribution' ORDER BY line", (file_id,)
+    ):
+        tokens += row_tokens
+        cost += row_cost
+    return tokens, round(cost, 10)

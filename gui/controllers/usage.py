@@ -1,0 +1,253 @@
+"""Usage and cost: the Usage window, and the open session's usage in the branch tree and its header.
+
+The window (View > Usage and Cost, Ctrl+Shift+U, a toolbar button) is made on first use. Its figures are
+computed in a worker (channel ``"usage"``): the catalogue's usage records are read once and kept; a
+change of filter adds them up again from the kept records, a finished catalogue refresh (the window
+connects :meth:`UsageController.catalogue_refreshed`) reads them again while the window is shown, or
+marks them stale while it is hidden. Double-clicking a top session asks for it to be opened.
+
+For the open session a worker (channel ``"session-usage"``) works out each subtree's tokens and cost
+(the branch tree's row tooltips) and the split between its current path and its abandoned branches (a
+line above the tree), again after every change to the file.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QLabel
+
+from core.formatting import dollars, short_tokens
+from gui.actions import ActionRegistry
+from gui.controllers.context import WindowContext
+from gui.errors import user_sentence
+from gui.models.branch_tree_model import BranchTreeModel
+from gui.models.usage_figures import UsageFigures, compact, compute_figures
+from gui.widgets.usage_view import UsageWindow
+from gui.workers import TaskContext
+
+if TYPE_CHECKING:
+    from core.session import Session
+    from core.usage import UsageRecord
+
+__all__ = ["SessionUsage", "UsageController", "header_text", "read_records", "session_usage"]
+
+
+class _Records(NamedTuple):
+    records: list[UsageRecord]
+    titles: dict[str, str]
+
+
+def read_records(folder: Path | None, roots: list[Path]) -> tuple[list[UsageRecord], dict[str, str]]:
+    """Worker: the catalogue's usage records under ``roots`` (compacted) and the titles of their sessions."""
+    from core.catalogue import Catalogue
+
+    catalogue = Catalogue(folder)
+    try:
+        records = compact(catalogue.usage_records(roots))
+        titles = {s.path: s.title for s in catalogue.summaries(roots)}
+    finally:
+        catalogue.close()
+    # Collections run on the GUI thread (gui.workers) and scan every tracked object with the GIL held:
+    # what is alive now (the records among it) is frozen so that later ones skip it, as after a load.
+    gc.unfreeze()
+    gc.freeze()
+    return records, titles
+
+
+class SessionUsage(NamedTuple):
+    """The open session's usage: each subtree's, and its current path's against the rest."""
+
+    subtrees: dict[str, tuple[int, float]]
+    current: tuple[int, float]
+    abandoned: tuple[int, float]
+
+
+def session_usage(session: Session) -> SessionUsage:
+    """Worker: :func:`core.usage.subtree_usage` and :func:`core.usage.path_split` of ``session``."""
+    from core.usage import path_split, subtree_usage
+
+    current, abandoned = path_split(session, session.leaf_id)
+    return SessionUsage(subtree_usage(session), current, abandoned)
+
+
+def header_text(usage: SessionUsage) -> str:
+    """The line above the tree: the session's cost and tokens, on the current path and elsewhere."""
+    (path_tokens, path_cost), (off_tokens, off_cost) = usage.current, usage.abandoned
+    text = f"Usage {dollars(path_cost + off_cost)} · {short_tokens(path_tokens + off_tokens)} tokens"
+    if off_tokens or off_cost:
+        text += (
+            f" — current path {dollars(path_cost)} ({short_tokens(path_tokens)}),"
+            f" abandoned branches {dollars(off_cost)} ({short_tokens(off_tokens)})"
+        )
+    return text
+
+
+class UsageController(QObject):
+    """Owns the Usage window, its figures and the open session's usage figures."""
+
+    figures_shown = Signal(object)  # the UsageFigures the window now shows, every chart drawn
+    session_usage_shown = Signal(object)  # the SessionUsage of the open session now shown
+
+    def __init__(
+        self,
+        context: WindowContext,
+        actions: ActionRegistry,
+        *,
+        roots: Callable[[], list[Path]],
+        catalogue_dir: Path | None,
+        tree_model: BranchTreeModel,
+        header: QLabel,
+    ) -> None:
+        super().__init__(context)
+        self._context = context
+        self._roots = roots
+        self._catalogue_dir = catalogue_dir
+        self._tree_model = tree_model
+        self._header = header
+        self.window: UsageWindow | None = None
+        self._records: _Records | None = None
+        self._generation = 0  # counts catalogue refreshes: the kept records are of _records_generation
+        self._records_generation = -1
+        self._running = False  # a computation is under way
+        self._pending = False  # and another was asked for meanwhile
+        self.action = actions.add(
+            "view.usage",
+            "&Usage and Cost",
+            self.show_window,
+            shortcut="Ctrl+Shift+U",
+            tip="Where the tokens and the money went: by day, model, project, session and branch",
+            menu="View",
+            section="usage",
+            toolbar=True,
+        )
+        context.session_loaded.connect(self._on_session_changed)
+        context.session_updated.connect(lambda _result: self._on_session_changed(context.session))
+        context.session_closed.connect(self._on_session_closed)
+
+    # ------------------------------------------------------------------ the window
+    def show_window(self) -> UsageWindow:
+        """Show the Usage window (made on first use) and bring its figures up to date."""
+        window = self.window
+        if window is None:
+            window = self.window = UsageWindow(self._context.dialog_parent)
+            window.query_changed.connect(lambda _query: self.update())
+            window.session_activated.connect(self._open_session)
+            window.figures_drawn.connect(self.figures_shown)
+            window.status.setText("Reading usage…")
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        if self._records_generation != self._generation or window.figures is None:
+            self.update()
+        return window
+
+    @property
+    def visible(self) -> bool:
+        """Whether the Usage window is shown."""
+        return self.window is not None and self.window.isVisible()
+
+    def catalogue_refreshed(self, ok: bool) -> None:
+        """The catalogue was brought up to date: the records are read again (now, if the window shows)."""
+        if not ok:
+            return
+        self._generation += 1
+        if self.visible:
+            self.update()
+
+    def roots_changed(self) -> None:
+        """Other folders are listed: the kept records are of the old ones."""
+        self._records = None
+        self._generation += 1
+
+    def update(self) -> None:
+        """Work out the figures of the window's query in a worker (reading the records again if stale).
+
+        One computation at a time: a request while one runs (a live session refreshes the catalogue every
+        few hundred milliseconds) is carried out once it ends, with the query and records of then.
+        """
+        window = self.window
+        if window is None:
+            return
+        if self._running:
+            self._pending = True
+            return
+        self._running = True
+        query = window.query()
+        generation = self._generation
+        kept = self._records if self._records_generation == generation else None
+        folder, roots = self._catalogue_dir, list(self._roots())
+
+        def work(_task: TaskContext) -> tuple[_Records, UsageFigures]:
+            records = kept if kept is not None else _Records(*read_records(folder, roots))
+            return records, compute_figures(records.records, query, records.titles)
+
+        def done(result: tuple[_Records, UsageFigures]) -> None:
+            self._running = False
+            records, figures = result
+            if records is not kept:
+                self._records, self._records_generation = records, generation
+            self._show(figures)
+            self._again()
+
+        def failed(error: Exception) -> None:
+            self._running = False
+            if self.window is not None:
+                self.window.status.setText(f"Cannot read the usage: {user_sentence(error)}")
+            self._again()
+
+        self._context.runner.start("usage", work, done, failed)
+
+    def _again(self) -> None:
+        if self._pending:
+            self._pending = False
+            self.update()
+
+    def _show(self, figures: UsageFigures) -> None:
+        window = self.window
+        if window is None:
+            return
+        if figures.query != window.query():
+            self._pending = True  # the filters changed (or a day passed) while the worker ran
+            return
+        window.show_figures(figures)  # figures_shown follows once every chart is drawn
+
+    def _open_session(self, path: str) -> None:
+        self._context.open_session(path)
+        parent = self._context.dialog_parent
+        parent.raise_()
+        parent.activateWindow()
+
+    def close(self) -> None:
+        """Close the window (the main window is closing)."""
+        if self.window is not None:
+            self.window.close()
+
+    # ------------------------------------------------------------------ the open session
+    def _on_session_changed(self, session: Session | None) -> None:
+        if session is None:
+            self._on_session_closed()
+            return
+
+        def done(usage: SessionUsage) -> None:
+            if self._context.session is not session:
+                return
+            self._tree_model.set_subtree_usage(session, usage.subtrees)
+            self._header.setText(header_text(usage))
+            self._header.setToolTip(
+                "The current path is the path to the session's last entry; abandoned branches are every "
+                "other branch (their usage was paid for too). Hover an entry for its subtree's usage."
+            )
+            self._header.show()
+            self.session_usage_shown.emit(usage)
+
+        self._context.runner.start("session-usage", lambda _task: session_usage(session), done)
+
+    def _on_session_closed(self) -> None:
+        self._context.runner.cancel("session-usage")
+        self._header.hide()
+        self._header.clear()

@@ -1,0 +1,174 @@
+"""The Usage view's tables: report rows (:class:`core.usage.UsageRow`) by session, project or model.
+
+One table model serves the three tables; its columns depend on the kind of row. Rows are replaced
+whole when the figures change (a model reset: a few hundred rows at most); the view sorts through a
+``QSortFilterProxyModel`` on :attr:`Role.SORT`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from core.formatting import dollars, short_tokens, whole_tokens
+from core.usage import UsageRow
+from gui.models.roles import Role
+
+__all__ = ["UsageTableModel"]
+
+_ModelIndex = QModelIndex | QPersistentModelIndex
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+@dataclass(frozen=True)
+class _Column:
+    title: str
+    display: Callable[[UsageRow], str]
+    sort: Callable[[UsageRow], object]
+    numeric: bool = False
+    tip: str = ""
+
+
+def _session_name(row: UsageRow) -> str:
+    return row.title or os.path.basename(row.key)
+
+
+def _day(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M") if stamp else ""
+
+
+def _tokens(pick: Callable[[UsageRow], int], title: str, tip: str) -> _Column:
+    return _Column(title, lambda r: short_tokens(pick(r)), pick, True, tip)
+
+
+_COST = _Column(
+    "Cost", lambda r: dollars(r.total_cost), lambda r: r.total_cost, True, "cost.total as recorded"
+)
+_TOTAL = _tokens(lambda r: r.total_tokens, "Tokens", "totalTokens as recorded")
+_ABANDONED = _Column(
+    "Abandoned",
+    lambda r: dollars(r.abandoned_cost),
+    lambda r: r.abandoned_cost,
+    True,
+    "The part of the cost on branches off each session's current path",
+)
+_SESSIONS = _Column("Sessions", lambda r: f"{r.sessions:,}", lambda r: r.sessions, True)
+_PARTS = [
+    _tokens(lambda r: r.input_tokens, "Input", "Input tokens"),
+    _tokens(lambda r: r.output_tokens, "Output", "Output tokens"),
+    _tokens(
+        lambda r: r.cache_creation_tokens, "Cache write", "Cache-write tokens (cacheWrite, with cacheWrite1h)"
+    ),
+    _tokens(lambda r: r.cache_read_tokens, "Cache read", "Cache-read tokens"),
+]
+COLUMNS: dict[str, list[_Column]] = {
+    "session": [
+        _Column("Session", _session_name, lambda r: _session_name(r).casefold()),
+        _Column("Project", lambda r: r.project, lambda r: r.project.casefold()),
+        _COST,
+        _TOTAL,
+        _ABANDONED,
+        _Column("Last", lambda r: _day(r.last), lambda r: r.last, False, "The last usage recorded"),
+    ],
+    "project": [
+        _Column("Project", lambda r: r.key, lambda r: r.key.casefold()),
+        _SESSIONS,
+        _COST,
+        _TOTAL,
+        *_PARTS,
+        _ABANDONED,
+    ],
+    "model": [
+        _Column("Model", lambda r: r.key, lambda r: r.key.casefold()),
+        _SESSIONS,
+        _COST,
+        _TOTAL,
+        *_PARTS,
+    ],
+}
+
+
+class UsageTableModel(QAbstractTableModel):
+    """Report rows of one kind (``session``, ``project`` or ``model``) as a table."""
+
+    def __init__(self, kind: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.kind = kind
+        self._columns = COLUMNS[kind]
+        self._rows: list[UsageRow] = []
+
+    def set_rows(self, rows: list[UsageRow]) -> None:
+        """Show ``rows`` instead (a reset)."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def rows(self) -> list[UsageRow]:
+        """The rows shown, in the report's order."""
+        return list(self._rows)
+
+    def row_at(self, row: int) -> UsageRow | None:
+        """The report row at ``row`` (None out of range)."""
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's default argument)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
+            return super().headerData(section, orientation, role)
+        column = self._columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return column.tip or None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
+            return _RIGHT
+        return None
+
+    def data(self, index: _ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        row, col = index.row(), index.column()
+        if not (0 <= row < len(self._rows) and 0 <= col < len(self._columns)):
+            return None
+        item, column = self._rows[row], self._columns[col]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.display(item)
+        if role == Role.SORT:
+            return column.sort(item)
+        if role == Role.ITEM:
+            return item
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if column.numeric else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _tooltip(self.kind, item)
+        return None
+
+
+def _tooltip(kind: str, row: UsageRow) -> str:
+    name = _session_name(row) if kind == "session" else row.key
+    lines = [
+        name,
+        f"{dollars(row.total_cost)} · {whole_tokens(row.total_tokens)} tokens",
+        f"input {whole_tokens(row.input_tokens)} · output {whole_tokens(row.output_tokens)}",
+        f"cache write {whole_tokens(row.cache_creation_tokens)}"
+        f" · cache read {whole_tokens(row.cache_read_tokens)}",
+        f"abandoned branches {dollars(row.abandoned_cost)}",
+    ]
+    if kind == "session":
+        lines[1:1] = [row.key, row.project]
+        lines.append("Double-click to open it")
+    elif row.models_used and kind == "project":
+        lines.append("models: " + ", ".join(row.models_used))
+    return "\n".join(lines)

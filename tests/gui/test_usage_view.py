@@ -1,0 +1,230 @@
+"""The Usage window: its figures are core.usage's reports; filters, theme and growing files change them."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from core.catalogue import Catalogue
+from core.formatting import dollars
+from core.usage import UsageFilter, report
+from gui.main_window import MainWindow
+from gui.models.usage_figures import UsageQuery, compute_figures, preset_range, summary_cards
+from gui.models.usage_tables import UsageTableModel
+from gui.widgets.usage_view import UsageWindow
+from tests.gui.windows import TIMEOUT, open_session
+from tests.helpers import append_entries
+
+DEMO_LAST_DAY = date(2026, 3, 6)  # the demo sessions' last day of usage
+
+
+def _records(window: MainWindow) -> list:
+    catalogue = Catalogue(window.catalogue._catalogue_dir)
+    try:
+        return catalogue.usage_records(window.catalogue.roots)
+    finally:
+        catalogue.close()
+
+
+def _show(qtbot, window: MainWindow) -> UsageWindow:
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT):
+        usage = window.usage.show_window()
+    return usage
+
+
+def _choose(qtbot, window: MainWindow, box, data: object) -> None:
+    index = box.findData(data)
+    assert index >= 0, data
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT):
+        box.setCurrentIndex(index)
+
+
+def _same_rows(shown, expected) -> None:
+    assert [(r.key, r.total_tokens, round(r.total_cost, 9), r.sessions) for r in shown] == [
+        (r.key, r.total_tokens, round(r.total_cost, 9), r.sessions) for r in expected
+    ]
+
+
+def test_the_figures_are_the_reports_for_the_same_filter(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    records = _records(window)
+    filt = usage.query().filt
+    figures = usage.figures
+    assert figures is not None and figures.totals.total_cost > 0
+    daily = report(records, "daily", filt)
+    assert figures.totals.total_cost == pytest.approx(daily.totals.total_cost)
+    assert figures.totals.total_tokens == daily.totals.total_tokens
+    assert [row.key for row in figures.days] == [row.key for row in daily.rows]
+    _same_rows(usage.tables["model"].rows(), report(records, "model", filt).rows)
+    _same_rows(usage.tables["project"].rows(), report(records, "project", filt).rows)
+    _same_rows(usage.tables["session"].rows(), report(records, "session", filt).rows)
+    assert usage.cards[0].value.text() == dollars(daily.totals.total_cost)
+    # The stacked bars add up to each day's cost, and the hour grid to the total.
+    per_day = [sum(s.cost[i] for s in figures.stacks) for i in range(len(figures.periods))]
+    assert per_day == pytest.approx([row.total_cost for row in daily.rows])
+    assert sum(map(sum, figures.grid)) == pytest.approx(daily.totals.total_cost)
+    bar_sets = usage.bars.bar_sets()
+    assert [s.label() for s in bar_sets] == [s.name for s in figures.stacks]
+    assert sum(usage.calendar.shade_counts()[1:]) == len(daily.rows)  # a shaded cell per active day
+
+
+def test_filters_change_the_figures(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    records = _records(window)
+    everything = usage.figures.totals
+    model = usage.figures.models[-1].key  # the cheapest model
+    _choose(qtbot, window, usage.model_box, model)
+    assert usage.query().filt.model == model
+    only = report(records, "daily", UsageFilter(model=model)).totals
+    assert usage.figures.totals.total_cost == pytest.approx(only.total_cost)
+    assert 0 < usage.figures.totals.total_cost < everything.total_cost
+    assert [row.key for row in usage.tables["model"].rows()] == [model]
+
+    _choose(qtbot, window, usage.model_box, None)
+    _choose(qtbot, window, usage.branches_box, "abandoned")
+    assert usage.figures.totals.total_cost == pytest.approx(everything.abandoned_cost)
+    assert everything.abandoned_cost > 0  # the demo sessions have abandoned branches
+
+    _choose(qtbot, window, usage.branches_box, "all")
+    project = usage.figures.projects[0].key
+    _choose(qtbot, window, usage.project_box, project)
+    expected = report(records, "daily", UsageFilter(project=project)).totals
+    assert usage.figures.totals.total_cost == pytest.approx(expected.total_cost)
+
+    _choose(qtbot, window, usage.project_box, None)
+    usage._today = lambda: DEMO_LAST_DAY
+    _choose(qtbot, window, usage.range_box, "7")
+    since, until = preset_range("7", DEMO_LAST_DAY)
+    assert usage.query().filt.since == since == date(2026, 2, 28)
+    expected = report(records, "daily", UsageFilter(since=since, until=until)).totals
+    assert usage.figures.totals.total_cost == pytest.approx(expected.total_cost)
+    _choose(qtbot, window, usage.range_box, "month")
+    assert usage.query().filt.since == date(2026, 3, 1)
+    assert usage.figures.totals.total_cost == pytest.approx(everything.total_cost)  # all in March 2026
+    _choose(qtbot, window, usage.period_box, "monthly")
+    assert usage.figures.periods == ["2026-03"]
+    _choose(qtbot, window, usage.stack_box, "project")
+    assert {s.name for s in usage.figures.stacks} == {row.key for row in usage.figures.projects}
+
+
+def test_cost_and_tokens(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    figures = usage.figures
+    assert usage.measure == "cost"
+    first = usage.bars.bar_sets()[0].sum()
+    usage.set_measure("tokens")
+    assert usage.measure == "tokens"
+    assert usage.figures is figures  # redrawn from the same figures, nothing asked again
+    assert usage.bars.bar_sets()[0].sum() != first
+    cards = summary_cards(figures, "tokens")
+    assert usage.cards[5].value.text() == cards[5].value  # the peak day in tokens
+    assert "Tokens" in usage.bars.chart_object.title()
+
+
+def test_double_clicking_a_top_session_opens_it(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    view = usage.views["session"]
+    index = view.model().index(0, 0)
+    expected = usage.tables["session"].rows()[0].key
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT) as loaded:
+        view.doubleClicked.emit(index)
+    assert loaded.args[0].path == expected
+
+
+def test_the_charts_follow_the_theme(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    colours = {}
+    for theme in ("light", "dark"):
+        window.view.set_theme(theme)
+        qtbot.waitUntil(
+            lambda: (
+                usage.bars.chart_object.backgroundBrush().color()
+                == QApplication.palette().color(QPalette.ColorRole.Base)
+            )
+        )
+        colours[theme] = usage.bars.bar_sets()[0].color().name()
+    assert colours["light"] != colours["dark"]
+    window.view.set_theme("system")
+
+
+def test_the_window_updates_as_a_session_grows(qtbot, window: MainWindow, sessions: Path) -> None:
+    # The open session's file is watched (as the agent appends to it); its change refreshes the catalogue.
+    path = sorted(sessions.glob("*.jsonl"))[0]
+    open_session(qtbot, window, path)
+    usage = _show(qtbot, window)
+    before = usage.figures.totals
+    parent = window.opened.session.leaf_id
+    entry = {
+        "type": "message",
+        "id": "u5a6e001",
+        "parentId": parent,
+        "timestamp": "2026-03-06T18:00:00.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "More."}],
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "usage": {
+                "input": 10,
+                "output": 5,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 15,
+                "cost": {"total": 1.25},
+            },
+            "stopReason": "stop",
+            "timestamp": 1772820000000,
+        },
+    }
+    append_entries(path, [entry])
+    qtbot.waitUntil(
+        lambda: usage.figures.totals.total_cost == pytest.approx(before.total_cost + 1.25), timeout=TIMEOUT
+    )
+    assert usage.figures.totals.total_tokens == before.total_tokens + 15
+
+
+def test_the_table_model_passes_the_model_tester(qtmodeltester, qtbot, window: MainWindow) -> None:
+    figures = compute_figures(_records(window), UsageQuery())
+    for kind, rows in (
+        ("session", figures.sessions),
+        ("project", figures.projects),
+        ("model", figures.models),
+    ):
+        model = UsageTableModel(kind)
+        model.set_rows(rows)
+        qtmodeltester.check(model)
+        assert model.rowCount() == len(rows) > 0
+        assert model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_action_is_in_the_view_menu_and_the_toolbar(window: MainWindow) -> None:
+    action = window.registry["view.usage"]
+    assert action.shortcut().toString() == "Ctrl+Shift+U"
+    assert action in window.menus["View"].actions()
+    assert action in window.toolbar.actions()
+
+
+def test_the_open_session_shows_its_subtrees_and_abandoned_branches(qtbot, window: MainWindow) -> None:
+    from core.session import load_session
+    from core.usage import path_split, subtree_usage
+
+    records = _records(window)
+    branched = next(r.path for r in records if not r.current)  # a session with an abandoned branch
+    with qtbot.waitSignal(window.usage.session_usage_shown, timeout=TIMEOUT) as shown:
+        open_session(qtbot, window, Path(branched))
+    session = load_session(branched)
+    current, abandoned = path_split(session, session.leaf_id)
+    assert (shown.args[0].current, shown.args[0].abandoned) == (current, abandoned)
+    assert abandoned[1] > 0
+    header = window.tree_pane.usage_label
+    assert header.isVisibleTo(window) and dollars(abandoned[1]) in header.text()
+    totals = subtree_usage(session)
+    root = window.tree_model.index(0, 0)
+    entry = window.tree_model.entry_for_index(root)
+    tip = root.data(Qt.ItemDataRole.ToolTipRole)
+    assert f"{totals[entry.id][0]:,} tokens" in tip
