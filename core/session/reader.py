@@ -303,6 +303,8 @@ class SessionReader:
                 provider, model = obj.get("provider"), obj.get("modelId")
                 if type(model) is str:
                     self.models[f"{provider}/{model}" if type(provider) is str else model] = None
+                elif type(obj.get("model")) is str and obj["model"]:  # some writers: {"model": "provider/id"}
+                    self.models[obj["model"]] = None
             elif kind == "compaction":
                 entry.info = CompactionInfo(obj.get("tokensBefore"))
                 if "systemMessage" in obj:

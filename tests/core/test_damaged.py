@@ -908,3 +908,19 @@ def test_damaged_lines_in_a_v1_file_do_not_shift_first_kept_entry_index(tmp_path
         "assistant",
     ]
     assert got["messages"][1]["content"] == "second question"
+
+
+def test_a_model_change_written_as_one_provider_slash_id_string_is_in_the_models(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w"},
+        {"type": "model_change", "id": "m1", "parentId": None, "timestamp": "2026-03-01T10:00:01.000Z",
+         "model": "openai/gpt-5.1-codex"},
+        {"type": "model_change", "id": "m2", "parentId": "m1", "timestamp": "2026-03-01T10:00:02.000Z",
+         "provider": "anthropic", "modelId": "claude-sonnet-4-5"},
+    ]  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    session = load_session(path)
+    assert summarize(session).models == ["openai/gpt-5.1-codex", "anthropic/claude-sonnet-4-5"]
+    entry = session.get("m1")
+    assert entry is not None and entry_preview(entry, session.body(entry)) == "[model: openai/gpt-5.1-codex]"
