@@ -140,6 +140,7 @@ _FILE_NAME = re.compile(r"[\w./\\-]*\.[A-Za-z][A-Za-z0-9]{0,4}")  # src/app.ts, 
 _MIN_ENTROPY = 3.0  # bits per character; "getToken()" ~2.9, a random 16-character key ~3.8
 _MIN_ASSIGNED = 8  # characters
 _MIN_SCANNED = 8  # strings shorter than this cannot hold any credential the patterns know
+_MAX_PASSES = 3  # scans of one string: a replacement may bring out one more secret (Redactor.text)
 # Kinds whose patterns may end before the token does (see _TOKEN_TAIL).
 _OPEN_ENDED = frozenset({"slack-token", "jwt", "gitlab-token", "npm-token", "pypi-token", "stripe-key"})
 # When two findings cover the same text, the more specific kind wins.
@@ -365,18 +366,24 @@ class Redactor:
         """
         if not text:
             return text
-        spans = self.find(text, values)
-        if not spans:
-            return text
-        out = []
-        last = 0
-        for start, end, kind in spans:
-            out.append(text[last:start])
-            out.append(marker(kind))
-            self.counts[kind] += 1
-            last = end
-        out.append(text[last:])
-        return "".join(out)
+        # Replacing one secret can bring out another: a JWT at the end of ``password=...`` hid the
+        # password from the keyword detector, which saw one long token. The text is scanned again after a
+        # replacement until nothing more is found (found by the export fuzzer; at most a few passes, and
+        # only for the rare strings that held a secret).
+        for _pass in range(1 if values is not None else _MAX_PASSES):
+            spans = self.find(text, values)
+            if not spans:
+                break
+            out = []
+            last = 0
+            for start, end, kind in spans:
+                out.append(text[last:start])
+                out.append(marker(kind))
+                self.counts[kind] += 1
+                last = end
+            out.append(text[last:])
+            text = "".join(out)
+        return text
 
     @overload
     def value(self, value: str) -> str: ...
