@@ -3,10 +3,12 @@
 ``export`` (the one entry point: render, then save), ``common`` (options, scope, metadata, text helpers),
 ``markup`` (the Markdown primitives the HTML export swaps), ``markdown`` (entries as Markdown),
 ``records`` (settings, usage records, context edits, system messages and Prime Agent's state entries),
-``html`` (the page's entries and assembly), ``page`` (its shell, policy and assets), ``island`` (its
-sidebar rows and fragments as JSON), ``cmark`` (message Markdown as HTML), ``highlighter`` (code),
-``files`` (writing the results atomically) and ``redact``. The HTML page's stylesheet and script are in
-``assets/``. Tool calls are paired with their results by :mod:`core.body.tools`.
+``safe_markdown`` (raw HTML and script links out of the Markdown export's message text), ``html`` (the
+page's entries and assembly), ``page`` (its shell, policy and assets), ``island`` (its sidebar rows and
+fragments as JSON), ``cmark`` (message Markdown as HTML) and ``pieces`` (huge Markdown a piece at a time),
+``highlighter`` (code), ``files`` (writing the results atomically) and ``redact``. The HTML page's
+stylesheet and script are in ``assets/``. Tool calls are paired with their results by
+:mod:`core.body.tools`.
 """
 
 from __future__ import annotations

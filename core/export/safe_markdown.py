@@ -55,6 +55,15 @@ def safe_markdown(text: str) -> str:
     Returns:
         Markdown that renders the same wherever it rendered no HTML and followed no script link.
     """
+    safe = _safe(text)
+    if "```" in safe or "~~~" in safe:
+        # A fence left open would run on into what the export writes next (the next message), and the
+        # next fence line there would close it: code the parse of that message saw would be live text.
+        return safe + _closing_fence(safe)
+    return safe
+
+
+def _safe(text: str) -> str:
     if "<" not in text and "](" not in text and "]:" not in text:
         return text  # nothing to escape and no link destination: the common case, no parse
     if not _may_hold_code(text):
@@ -90,6 +99,27 @@ def _one_pass(text: str) -> str:
     if region:
         out.append(_inline("".join(region)))
     return "".join(out)
+
+
+def _closing_fence(text: str) -> str:
+    """The line that closes a fence ``text`` leaves open at its end, ``""`` when it leaves none open.
+
+    Only a fence outside any block quote or list: one inside them ends with its container, which what
+    the export writes next (a heading, a rule, a paragraph at the margin) always closes.
+    """
+    lines = _LINE.findall(text)
+    last = None
+    for token in _parser().parse(text):
+        if token.type == "fence" and token.level == 0 and token.map is not None:
+            last = token
+    if last is None or last.map is None or last.map[1] < len(lines):
+        return ""
+    start, end = last.map[0], min(last.map[1], len(lines))
+    closer = lines[end - 1].strip()
+    marks = last.markup
+    if end - 1 > start and closer and set(closer) == {marks[0]} and len(closer) >= len(marks):
+        return ""  # closed on the last line
+    return ("" if text.endswith(("\n", "\r")) else "\n") + marks + "\n"
 
 
 def _may_hold_code(text: str) -> bool:

@@ -7,6 +7,7 @@ runs) and by markdown-it with HTML on (what many editors run).
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -175,3 +176,28 @@ def test_markdown_export_is_safe_by_default_and_unsafe_on_request(tmp_path: Path
     # The HTML page does not depend on it: it is safe either way.
     options = ExportOptions(safe_markdown=False)
     assert render_export(session, "html", options).data == render_export(session, "html").data
+
+
+def test_a_fence_left_open_is_closed_before_the_next_message(tmp_path: Path) -> None:
+    """Found by benchmarks/fuzz_export.py (seed 2): a message ending in an open fence ran on into the
+    next one, whose own fence line then closed it, so the code that message's parse saw was live."""
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z"},
+        {"type": "message", "id": "a", "parentId": None, "message": {"role": "user", "content": "```\nopen"}},
+        {
+            "type": "message",
+            "id": "b",
+            "parentId": "a",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "```\n<b>x</b>\n```"}]},
+        },
+    ]
+    path = tmp_path / "open-fence.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    markdown = render_export(load_session(path), "md").data.decode()
+    for render in (_forge, _editor):
+        assert_inert(render(markdown))
+        assert "<b>" not in render(markdown)
+    assert safe_markdown("```\nopen") == "```\nopen\n```\n"
+    assert safe_markdown("~~~~\nx\n~~~") == "~~~~\nx\n~~~\n~~~~\n"  # a shorter run does not close it
+    assert safe_markdown("```\nclosed\n```") == "```\nclosed\n```"
+    assert safe_markdown("- ```\n  in a list") == "- ```\n  in a list"  # ends with its list item
