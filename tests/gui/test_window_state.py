@@ -153,3 +153,19 @@ def test_the_list_columns_fit_the_pane_without_a_horizontal_scroll_bar(
     project = window.proxy.index(0, SessionColumn.PROJECT)
     cwd = window.proxy.summary_at(0).cwd
     assert window.proxy.data(project, 3) == f"<p style='white-space:pre'>{cwd}</p>"  # 3: ToolTipRole
+
+
+def test_a_file_that_is_not_a_session_gets_one_sentence(qtbot, window: MainWindow, sessions: Path) -> None:
+    binary = sessions / "picture.jsonl"
+    binary.write_bytes(bytes(range(256)) * 40 + b"\n" + b"\x89PNG\r\n\x1a\n" * 17)
+    open_session(qtbot, window, binary)
+    panel = window.diagnostics_panel
+    assert panel.isVisible() and panel.table.rowCount() == 1  # one sentence, not a row per line
+    sentence = "picture.jsonl is not a session file: no line is a JSON object."
+    row_text = " ".join(
+        panel.table.item(0, column).text()
+        for column in range(panel.table.columnCount())
+        if panel.table.item(0, column) is not None
+    )
+    assert sentence in row_text
+    assert window.tree_model.rowCount() == 0
