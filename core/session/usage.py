@@ -179,24 +179,6 @@ def _extra_usage(session: Session, entries: list[Entry]) -> dict[int, tuple[Entr
     return known
 
 
-def _written_ids(session: Session, entries: list[Entry]) -> dict[int, str]:
-    """Line -> the id an assistant message of a legacy file was written with (the index gave it another).
-
-    Prime Agent applies ``child_usage_attributed`` by the ids as written, before migrating a legacy file.
-    """
-    assistants = [e for e in entries if isinstance(e.info, AssistantInfo)]
-    found: dict[int, str] = {}
-    for entry, raw in zip(assistants, session.raw_lines(assistants), strict=True):
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        written = obj.get("id") if isinstance(obj, dict) else None
-        if isinstance(written, str):
-            found[entry.line] = written
-    return found
-
-
 def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | float, float]:
     """``(tokens, cost)`` summed in file order over the usage ``entries`` of ``session`` record.
 
@@ -207,12 +189,12 @@ def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | flo
     extra = _extra_usage(session, [e for e in items if may_record_usage(e)])
     tokens: int | float = 0
     cost = 0.0
+    # Keyed by the ids the entries have here: the session maps a legacy file's written ids already.
     overrides = session.usage_overrides
-    written = _written_ids(session, items) if overrides and session.version < 2 else {}
     for entry in items:
         info = entry.info
         if isinstance(info, AssistantInfo):
-            usage = overrides.get(written.get(entry.line, entry.id))
+            usage = overrides.get(entry.id)
             if usage is not None:
                 entry_tokens, entry_cost = usage_totals(usage)
                 tokens += entry_tokens
