@@ -66,14 +66,14 @@ def _run(name: str, examples: int, chosen_seed: int | None) -> bool:
     except Exception:
         traceback.print_exc()
         data, cuts = found[0] if found else (b"", [])
-        print(f"\n{name}: FAILED after {count} executions. Minimal input, for REGRESSIONS:")
-        print(f'    ("{name}: <what broke>", {data!r}, {cuts!r}),')
+        print(f"\n{name}: FAILED after {count} executions. Minimal input, for REGRESSIONS:", flush=True)
+        print(f'    ("{name}: <what broke>", {data!r}, {cuts!r}),', flush=True)
         return False
     finally:
         for leftover in folder.iterdir():
             leftover.unlink()
         folder.rmdir()
-    print(f"{name}: held over {count} executions ({time.monotonic() - started:.0f} s)")
+    print(f"{name}: held over {count} executions ({time.monotonic() - started:.0f} s)", flush=True)
     return True
 
 
