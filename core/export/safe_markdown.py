@@ -14,7 +14,11 @@ two things, outside code:
   goes nowhere.
 
 Code is left as written: fenced and indented code blocks (found by markdown-it's CommonMark block
-parser) and code spans (backtick runs, as CommonMark pairs them), where ``<`` is already text.
+parser) and code spans (backtick runs, as CommonMark pairs them) within one line and without a ``|``,
+where ``<`` is already text. (A span across lines may not be one: the next line can start a block, an
+HTML block among them; a table splits cells at ``|`` even inside spans. Such spans are escaped like text,
+so a ``<`` in them shows as ``&lt;``.) A fence a message leaves open is closed, so that it cannot run
+on into the next message.
 Escaping can change the block structure (an HTML block becomes a paragraph, which a fence can then
 interrupt), so the text is parsed again and the pass repeated until nothing changes: what the last
 parse calls code is what stays unescaped. Everything else (emphasis, links, lists, tables, headings)
@@ -42,6 +46,7 @@ _KEPT_LT = re.compile(r"<(?:https?://|mailto:)[^<>\s`]*>|(?<=\]\()<[^<>\n`]*>")
 _DESTINATION = re.compile(r"\](?:\(|:)\s*<?")
 _DESTINATION_END = re.compile(r"[\s>)]")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_PROTECTS_NOTHING = re.compile(r"[\r\n|]")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MAX_PASSES = 8  # each pass only escapes more; more than two was never seen
 
@@ -153,6 +158,11 @@ def _inline(text: str) -> str:
     for start, end in _code_spans(text):
         if text.find("<", start, end) < 0 and text.find("]", start, end) < 0:
             continue  # nothing in it the outside's changes would touch: no need to set it apart
+        if _PROTECTS_NOTHING.search(text, start, end) is not None:
+            # Across a line end the span may not exist (the next line can start a block that ends the
+            # paragraph, an HTML block among them), and a table splits cells at "|" even inside
+            # one: such a span is treated as text, so its "<" is escaped too.
+            continue
         pieces.append(_outside_code(text[done:start]))
         pieces.append(text[start:end])
         done = end

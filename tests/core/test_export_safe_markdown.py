@@ -98,6 +98,12 @@ ATTACKS = [
     "\x8e\x1c?4%<div>\n```\n</div>\n\n```\n<script>alert(2)</script>\n```<script>x",
     "a\x85<b>\u2028<i>\x0b<u>\x0c<s>\n```\ncode\n```\n",
     "a\r<b>x</b>\r```\r<i>\r```\r<script>alert(1)</script>",
+    # Found by benchmarks/fuzz_export.py (seed 3): a "code span" from the end of one line to the next
+    # line's end, where that next line really starts an HTML block.
+    "> ```\n<script>alert(1)</script>> ```\n<script>alert(2)</script>> ```\n<script>alert(3)</script>",
+    "a `x\n<script>alert(1)</script> `",
+    "a `x\n# h <img src=x onerror=alert(1)> `",
+    "| a | b |\n|---|---|\n| `x | <img src=x onerror=alert(1)>` |",
 ]
 
 
