@@ -30,6 +30,9 @@ from pathlib import Path
 import orjson
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from tests.helpers import private_environment  # noqa: E402  (HOME and XDG folders of its own, offscreen)
+
 OUT = REPO / "benchmarks" / "out"
 TEXT = "Reading the module again to see where the cache is filled and when it is dropped. " * 5
 
@@ -94,16 +97,8 @@ def run_once(repo: Path, session: Path, after: float, close_by: str) -> tuple[fl
         place = Path(name)
         runtime = place / "run"
         runtime.mkdir(mode=0o700)
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME_", "XDG_"))}
-        environment.update(
-            HOME=str(place / "home"),
-            XDG_CONFIG_HOME=str(place / "config"),
-            XDG_CACHE_HOME=str(place / "cache"),
-            XDG_DATA_HOME=str(place / "data"),
-            XDG_RUNTIME_DIR=str(runtime),
-            QT_QPA_PLATFORM="offscreen",
-            PYTHONPATH=str(repo),
-        )
+        environment = private_environment(place, XDG_RUNTIME_DIR=str(runtime))
+        environment["PYTHONPATH"] = str(repo)  # the checkout measured, which may be another one
         if close_by == "signal":
             command = [sys.executable, "-m", "gui", str(session)]
         else:

@@ -160,17 +160,21 @@ def _muted(palette: QPalette) -> str:
     ).name()
 
 
+def _when_and_role(hit: Hit) -> str:
+    """A hit's date and role, plain text (``2026-03-03 14:28 · user``)."""
+    when = (hit.timestamp or "")[:16].replace("T", " ")
+    return " · ".join(part for part in (when, hit.role) if part)
+
+
 def hit_meta(hit: Hit) -> str:
     """What follows the title on a hit's first line, as plain text: date, role, and the branch it is on."""
-    when = (hit.timestamp or "")[:16].replace("T", " ")
-    meta = " · ".join(part for part in (when, hit.role) if part)
+    meta = _when_and_role(hit)
     return meta if hit.onCurrentBranch else f"{meta} — {ABANDONED}"
 
 
 def hit_html(title: str, hit: Hit) -> str:
     """A hit's two lines as rich text: the title, date, role and branch, then the snippet (all escaped)."""
-    when = (hit.timestamp or "")[:16].replace("T", " ")
-    meta = " · ".join(html.escape(part) for part in (when, hit.role) if part)
+    meta = html.escape(_when_and_role(hit))
     mark = f' <i style="color:#b36b00">— {ABANDONED}</i>' if not hit.onCurrentBranch else ""
     snippet = highlight(hit.snippet, hit.spans)  # rich text folds its line breaks into spaces
     return f"<b>{html.escape(title)}</b> <span class='meta'>{meta}</span>{mark}<br>{snippet}"
