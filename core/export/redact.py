@@ -105,11 +105,24 @@ _PATTERNS: tuple[_Pattern, ...] = (
 _URL_PASSWORD = re.compile(r"://[^\s:/?#\[\]]*:([^\s/?#]+)@")
 # What stands in a URL's password place without being one: $VAR, ${VAR}, <password>, {{x}}, ****, %s.
 _PLACEHOLDER = re.compile(r"\$\{?\w+\}?|<[^>]*>|\{\{?[\w.]*\}?\}|\*+|%[sd]|\[REDACTED:[\w-]+\]")
-# Names the library's keyword list lacks (it has password, secret, api_key... but not token).
-_TOKEN_ASSIGNMENT = re.compile(
-    r"(?i)[A-Za-z0-9_\-]*(?:token|credential|auth)[A-Za-z0-9_\-]*[\"'\]]{0,2}\s*(?:=|:=|:|=>)\s*"
-    r"[\"'`]?([A-Za-z0-9_\-+/=.~]{8,})"
+# A name that holds a secret, assigned or compared: detect-secrets' keyword list (``DENYLIST`` in its
+# keyword plugin) and the names it lacks (token, credential, auth). The value is read in code
+# (:func:`_assigned_values`) from where the operator ends, one assignment at a time, so a second
+# assignment on a line, or one right after a stray quote, is read on its own: the library's patterns
+# take one value per line and stop at the first quote (found by the export fuzzer: in
+# ``password=abc"password=hunter2...`` and ``a: "x1...", password: hunter2...`` the second value stayed).
+_ASSIGNMENT = re.compile(
+    r"(?i)[\w\-]*(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
+    r"|private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret"
+    r"|contrase(?:ñ|n)a|token|credential|auth)[\w\-]*[\"'`\]]{0,2}\s*(?:=>|:=|!==?|={1,3}|:)\s*"
 )
+# An unquoted value runs to white space, a quote, a separator or a bracket; one followed by ``(`` is a
+# call (``pwd.slice(0, n)``), not a value.
+_BARE_VALUE = re.compile(r"[^\s\"'`,;()\[\]{}<>]+(?!\()")
+# Assigned values that are not secrets although they mix letters and digits: version pins
+# (``tokenizers==0.13.3.post1``), URLs (a password in one is found as url-password) and template
+# strings (`` `${a}...${b}` ``).
+_NOT_A_SECRET = re.compile(r"v?\d+(?:\.\d+)+(?:[.+_\-]?[A-Za-z0-9]+)*|.*(?:://|\$\{).*")
 # A keyword soon followed by an assignment, in lower-cased text: only lines with one are handed to
 # the keyword patterns, which backtrack heavily and would otherwise dominate the time spent.
 _ASSIGNMENT_HINT = re.compile(
@@ -236,6 +249,29 @@ def _hinted_lines(text: str) -> list[str]:
     return lines
 
 
+def _assigned_values(line: str) -> list[str]:
+    """The values assigned to (or compared with) secret-holding names in one line, as candidates.
+
+    A quoted value gives two candidates, up to its closing quote and up to the first separator: when
+    the quotes do not pair up (``password="abc'|token=...``), one of the two is still the secret, and
+    the longer of overlapping findings wins in :meth:`Redactor.find`.
+    """
+    values = []
+    for match in _ASSIGNMENT.finditer(line):
+        start = match.end()
+        if start >= len(line):
+            continue
+        quote = line[start]
+        if quote in "\"'`":
+            start += 1
+            close = line.find(quote, start)
+            values.append(line[start : close if close != -1 else len(line)])
+        bare = _BARE_VALUE.match(line, start)
+        if bare is not None:
+            values.append(bare.group(0))
+    return [value for value in values if value and not _NOT_A_SECRET.fullmatch(value)]
+
+
 def _looks_random(value: str) -> bool:
     """Letters and digits mixed, and not a file name: generated secrets are, words and paths are not."""
     has_digit = any(c.isdigit() for c in value)
@@ -342,7 +378,7 @@ class Redactor:
                     # word elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
                     values.setdefault(f":{match.group(1)}@", "url-password")
         for line in _hinted_lines(text):
-            assigned = [m.group(1) for m in _TOKEN_ASSIGNMENT.finditer(line)]
+            assigned = _assigned_values(line)
             for regex_map in regex_maps:
                 assigned.extend(keyword_detector.analyze_string(line, regex_map))
             for value in assigned:

@@ -63,6 +63,12 @@ HARMLESS = [
     "auth = fetchProducts",
     "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.example.com/app",
     "git clone https://github.com/acme/app.git && open http://localhost:8080/login",
+    # Code and pins the assignment scanner once took for values (found on corpus/real):
+    "const start = pwd.slice(0, Math.max(1, width));",
+    "const maxTokens = Math.floor(0.8 * reserveTokens);",
+    'const TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";',
+    " + tokenspeed-triton==3.7.10.post20260505",
+    "pwd = `${start}...${end}`;",
 ]
 
 
@@ -145,6 +151,29 @@ def test_embedded_secrets_lose_only_the_secret(text: str, secret: str, kind: str
     out = redactor.text(text)
     assert out == text.replace(secret, f"[REDACTED:{kind}]")
     assert redactor.counts == {kind: 1}
+
+
+# Ways a line holds two assignments; the export fuzzer found the second value left in place when a stray
+# quote or a first value stood before it (``password=abc"password=hunter2hunter2XYZ``).
+NAMES = ["password", "secret", "api_key", "token", "passwd", "client_secret", "AUTH_TOKEN", "apiKey"]
+OPERATORS = ["=", ": ", '="', ': "', "='", " = ", '":"', '": "', ":=", "=>", "=="]
+JOINS = [" ", "; ", ", ", "&", '"', "'", '";&', "\t", "|", "\n", '"password=']
+FIRST, SECOND = "xY7kQ2mN9pL4", "hunter2hunter2XYZ"
+
+
+@pytest.mark.parametrize("join", JOINS)
+@pytest.mark.parametrize("operator", OPERATORS)
+def test_every_assignment_on_a_line_loses_its_value(operator: str, join: str) -> None:
+    for first_name, second_name in [(a, b) for a in NAMES for b in NAMES[::3]]:
+        for first_operator in OPERATORS[::2]:
+            text = f"{first_name}{first_operator}{FIRST}{join}{second_name}{operator}{SECOND}"
+            out = Redactor().text(text)
+            assert FIRST not in out and SECOND not in out, (text, out)
+
+
+def test_a_value_after_a_stray_quote_is_found() -> None:
+    out = Redactor().text('password=abc"password=hunter2hunter2XYZ')
+    assert out == 'password=abc"password=[REDACTED:secret-assignment]'
 
 
 def test_a_url_password_is_replaced_where_it_stands_only() -> None:
