@@ -378,7 +378,7 @@ class Redactor:
                     # word elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
                     values.setdefault(f":{match.group(1)}@", "url-password")
         for line in _hinted_lines(text):
-            assigned = _assigned_values(line)
+            assigned: list[object] = list(_assigned_values(line))
             for regex_map in regex_maps:
                 assigned.extend(keyword_detector.analyze_string(line, regex_map))
             for value in assigned:
