@@ -1,4 +1,4 @@
-"""Safe Markdown: message text that renders the same in a forge or an editor, minus raw HTML and script links.
+r"""Safe Markdown: message text that renders the same in a forge or editor, minus raw HTML and script links.
 
 The Markdown export carries message text as its author (a model, a user, a tool) wrote it. A renderer
 that passes HTML through (a forge's preview, many editors) would then run a ``<script>``, an
@@ -14,11 +14,14 @@ two things, outside code:
   goes nowhere.
 
 Code is left as written: fenced and indented code blocks (found by markdown-it's CommonMark block
-parser) and code spans (backtick runs, as CommonMark pairs them) within one line and without a ``|``,
-where ``<`` is already text. (A span across lines may not be one: the next line can start a block, an
-HTML block among them; a table splits cells at ``|`` even inside spans. Such spans are escaped like text,
-so a ``<`` in them shows as ``&lt;``.) A fence a message leaves open is closed, so that it cannot run
-on into the next message.
+parser) and code spans (backtick runs, as CommonMark pairs them), where ``<`` is already text. Code spans
+are looked for block by block (a paragraph, a heading, a table row), as a renderer pairs backticks, and
+kept only within one line, without a ``|``, in a block without ``\``` and when markdown-it then finds no
+raw HTML and no script link in the block (a link destination or title can take a backtick before a span
+does). (A span across lines may not be one: the next line can start a block, an HTML block among them; a
+table splits cells at ``|`` even inside spans.) Any other span is escaped like text, so a ``<`` in it
+shows as ``&lt;``. A fence a message leaves open is closed, so that it cannot run on into the next
+message.
 Escaping can change the block structure (an HTML block becomes a paragraph, which a fence can then
 interrupt), so the text is parsed again and the pass repeated until nothing changes: what the last
 parse calls code is what stays unescaped. Everything else (emphasis, links, lists, tables, headings)
@@ -49,6 +52,7 @@ _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _PROTECTS_NOTHING = re.compile(r"[\r\n|]")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MAX_PASSES = 8  # each pass only escapes more; more than two was never seen
+_MAX_PARSED = 1 << 20  # characters: a longer text without code blocks is not parsed for its blocks
 
 
 def safe_markdown(text: str) -> str:
@@ -71,10 +75,13 @@ def safe_markdown(text: str) -> str:
 def _safe(text: str) -> str:
     if "<" not in text and "](" not in text and "]:" not in text:
         return text  # nothing to escape and no link destination: the common case, no parse
-    if not _may_hold_code(text):
-        # No code block before, none after (escaping adds neither fences nor indentation), and the code
-        # spans stay where they were: one pass is the fixed point.
-        return _inline(text)
+    if not _may_hold_code(text) and not _protecting_spans(text):
+        # No code block before, none after (escaping adds neither fences nor indentation), and no code
+        # span that would keep a "<" or a destination as written: one pass is the fixed point.
+        return _inline(text, spans=False)
+    if len(text) > _MAX_PARSED and not _may_hold_code(text):
+        # Finding the blocks of a huge text costs a parse; its code spans show "&lt;" instead.
+        return _inline(text, spans=False)
     for _ in range(_MAX_PASSES):
         safer = _one_pass(text)
         if safer == text:
@@ -88,21 +95,24 @@ def _one_pass(text: str) -> str:
     # Lines as CommonMark counts them (\r\n, \r or \n): splitlines() would also cut at \x1c, \x85,
     # U+2028... and number the lines differently from the parser, leaving the wrong lines unescaped.
     lines = _LINE.findall(text)
-    code = _code_lines(text, len(lines))
-    if not code:
-        return _inline(text)  # no code block: one run of inline text (no list of a huge text's lines)
+    code, blocks, references = _structure(text, len(lines))
     out: list[str] = []
-    region: list[str] = []  # consecutive lines that are not code: one run of inline text
-    for number, line in enumerate(lines):
+    region: list[str] = []  # consecutive lines outside code and outside any block: inline text
+    number = 0
+    while number < len(lines):
         if number in code:
-            if region:
-                out.append(_inline("".join(region)))
-                region = []
-            out.append(line)
+            out.append(lines[number])
+            number += 1
+        elif number in blocks:
+            end = blocks[number]
+            out.append(_inline("".join(lines[number:end]), spans=True, references=references))
+            number = end
         else:
-            region.append(line)
-    if region:
-        out.append(_inline("".join(region)))
+            region.append(lines[number])
+            number += 1
+            if number in code or number in blocks or number == len(lines):
+                out.append(_inline("".join(region), spans=False))
+                region = []
     return "".join(out)
 
 
@@ -132,13 +142,26 @@ def _may_hold_code(text: str) -> bool:
     return "```" in text or "~~~" in text or "    " in text or "\t" in text
 
 
-def _code_lines(text: str, count: int) -> set[int]:
-    """The line numbers (from 0) inside fenced or indented code blocks, as CommonMark parses them."""
-    lines: set[int] = set()
-    for token in _parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map is not None:
-            lines.update(range(token.map[0], min(token.map[1], count)))
-    return lines
+def _structure(text: str, count: int) -> tuple[set[int], dict[int, int], dict[str, object]]:
+    """Where code blocks and inline text are, as CommonMark parses ``text``.
+
+    Returns the line numbers (from 0) inside fenced or indented code blocks, and the blocks holding
+    inline text (paragraphs, headings, table rows) as first line -> line after the last. A code span
+    can only be within one such block: a renderer pairs backticks block by block. And the link
+    reference definitions, which the inline text's reference links point to.
+    """
+    code: set[int] = set()
+    blocks: dict[int, int] = {}
+    env: dict[str, dict[str, object]] = {}
+    for token in _parser().parse(text, env):
+        if token.map is None:
+            continue
+        start, end = token.map[0], min(token.map[1], count)
+        if token.type in ("fence", "code_block"):
+            code.update(range(start, end))
+        elif token.type == "inline" and start < end:
+            blocks[start] = max(end, blocks.get(start, end))  # table cells share their row's lines
+    return code, blocks, env.get("references", {})
 
 
 @lru_cache(maxsize=1)
@@ -151,10 +174,73 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-def _inline(text: str) -> str:
-    """Text outside code blocks: ``<`` escaped and script links neutralised, outside code spans."""
+@lru_cache(maxsize=1)
+def _checker() -> MarkdownIt:
+    """markdown-it as an editor that renders HTML uses it, every link kept, to check a result with."""
+    from markdown_it import MarkdownIt
+
+    checker = MarkdownIt("commonmark", {"html": True}).enable("table")
+    checker.validateLink = lambda _url: True  # type: ignore[method-assign]  # see every target
+    return checker
+
+
+def _inline(text: str, spans: bool, references: dict[str, object] | None = None) -> str:
+    """Text outside code blocks: ``<`` escaped and script links neutralised, outside code spans.
+
+    Args:
+        text: inline text; with ``spans``, exactly one block of it (see :func:`_structure`).
+        spans: whether code spans in ``text`` are kept as written (see :func:`_trusted_spans`); only
+            when a renderer then sees no raw HTML and no script link in the block.
+        references: the document's link reference definitions (see :func:`_structure`).
+    """
+    kept = _trusted_spans(text) if spans else []
     pieces: list[str] = []
     done = 0
+    for start, end in kept:
+        pieces.append(_outside_code(text[done:start]))
+        pieces.append(text[start:end])
+        done = end
+    pieces.append(_outside_code(text[done:]))
+    safe = "".join(pieces)
+    if kept and not _renders_inert(safe, references or {}):
+        return _inline(text, spans=False)  # a renderer saw one of the spans as text: no span then
+    return safe
+
+
+def _renders_inert(block: str, references: dict[str, object]) -> bool:
+    """Whether markdown-it finds no raw HTML and no script link in ``block`` (inline text).
+
+    Args:
+        block: one block of inline text, after escaping.
+        references: the document's link reference definitions, as markdown-it's block parse found
+            them (a reference link's target is one of them).
+    """
+    for token in _checker().parseInline(block, {"references": references}):
+        for child in token.children or ():
+            if child.type in ("html_inline", "html_block"):
+                return False
+            target = child.attrGet("href") if child.type == "link_open" else child.attrGet("src")
+            if isinstance(target, str) and _is_dangerous(target):
+                return False
+    return True
+
+
+def _protecting_spans(text: str) -> bool:
+    """Whether a code span in ``text`` would keep a ``<`` or a link destination as written."""
+    return bool(_trusted_spans(text))
+
+
+def _trusted_spans(text: str) -> list[tuple[int, int]]:
+    r"""The code spans of one block that keep their text as written.
+
+    None in a block with ``\``` (the scan here reads it as an escape even inside a span, a renderer
+    does not). Of the rest, only those within one line and without ``|``, that hold something the
+    outside's changes would touch. Whether a renderer pairs the backticks the same way (a link
+    destination or title can take one first) is checked on the result (:func:`_renders_inert`).
+    """
+    if "`" not in text or "\\`" in text:
+        return []
+    kept = []
     for start, end in _code_spans(text):
         if text.find("<", start, end) < 0 and text.find("]", start, end) < 0:
             continue  # nothing in it the outside's changes would touch: no need to set it apart
@@ -163,11 +249,8 @@ def _inline(text: str) -> str:
             # paragraph, an HTML block among them), and a table splits cells at "|" even inside
             # one: such a span is treated as text, so its "<" is escaped too.
             continue
-        pieces.append(_outside_code(text[done:start]))
-        pieces.append(text[start:end])
-        done = end
-    pieces.append(_outside_code(text[done:]))
-    return "".join(pieces)
+        kept.append((start, end))
+    return kept
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:

@@ -104,6 +104,16 @@ ATTACKS = [
     "a `x\n<script>alert(1)</script> `",
     "a `x\n# h <img src=x onerror=alert(1)> `",
     "| a | b |\n|---|---|\n| `x | <img src=x onerror=alert(1)>` |",
+    # Backticks paired across blocks, or taken by a link first (benchmarks/fuzz_export.py, seed 5, and
+    # the variations around it): a renderer pairs backticks block by block, after a link's destination.
+    "[x](`) <script>alert(1)</script> `",
+    '[x](/u "`") <script>alert(1)</script> `',
+    '[x](/u "a\n`b") <img src=x onerror=alert(1)> `',
+    "a `\n\n` `<script>alert(1)</script>`",
+    "x `\n# h\n` `<script>alert(1)</script>`",
+    "- a `\n- ` `<img src=x onerror=alert(1)>`",
+    "`a\\`<script>alert(1)</script>`",
+    '[r]: /u "`"\n`<script>alert(1)</script>`',
 ]
 
 
