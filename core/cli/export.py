@@ -152,7 +152,8 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
         print(f"Redacted: {_counts_line(rendered.counts)}", file=sys.stderr)
     if to_stdout:
         sys.stdout.flush()
-        sys.stdout.buffer.write(rendered.data)
+        for part in rendered.parts:
+            sys.stdout.buffer.write(part)
         return 0
     written = save_export(rendered, args.output, overwrite=args.force)
     extra = len(written) - 1

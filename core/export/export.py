@@ -33,16 +33,21 @@ class RenderedExport:
     """An export rendered in memory, not yet written.
 
     Attributes:
-        data: the file's bytes.
+        parts: the file's bytes, in pieces written in order (an HTML page is never joined whole).
         images: image files to write beside it (relative name -> bytes, in ``images.files``).
         counts: redactions made, by kind (empty when nothing was redacted).
         entries: how many entries the export covers.
     """
 
-    data: bytes
+    parts: list[bytes]
     images: ImageSink = field(default_factory=ImageSink)
     counts: Counter[str] = field(default_factory=Counter)
     entries: int = 0
+
+    @property
+    def data(self) -> bytes:
+        """The file as one ``bytes`` (a copy: to write it, write :attr:`parts`)."""
+        return self.parts[0] if len(self.parts) == 1 else b"".join(self.parts)
 
 
 def render_export(
@@ -84,7 +89,7 @@ def render_export(
         page = session_to_html(
             session, options, leaf_id=leaf_id, whole_tree=whole_tree, redactor=redactor, image_folder=folder
         )
-        data, images, entries = page.data, page.images, page.entries
+        parts, images, entries = page.parts, page.images, page.entries
     else:
         from core.export.markdown import session_to_markdown
 
@@ -103,18 +108,18 @@ def render_export(
         )
         if fmt == "pdf" and pdf_writer is not None:  # checked above; said again for the type checker
             title = re.sub(r"\\(.)", r"\1", doc.text.split("\n", 1)[0].lstrip("# ").strip())
-            data = pdf_writer(doc.text, title)
+            parts = [pdf_writer(doc.text, title)]
             images = ImageSink(folder)
         else:
-            data = doc.text.encode("utf-8", "backslashreplace")
+            parts = [doc.text.encode("utf-8", "backslashreplace")]
             images = doc.images
         entries = doc.entries
     counts = Counter(redactor.counts) if redactor is not None else Counter()
-    return RenderedExport(data, images, counts, entries)
+    return RenderedExport(parts, images, counts, entries)
 
 
 def save_export(
     rendered: RenderedExport, target: str | os.PathLike[str], *, overwrite: bool = False
 ) -> list[Path]:
     """Write a rendered export and its images beside ``target`` (see ``core.export.files.write_export``)."""
-    return write_export(target, rendered.data, rendered.images.files, overwrite=overwrite)
+    return write_export(target, rendered.parts, rendered.images.files, overwrite=overwrite)

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.errors import SessionWriteError
 from core.writing import write_file
+
+if TYPE_CHECKING:
+    from core.writing.atomic import Content
 
 __all__ = ["image_folder_for", "write_export"]
 
@@ -24,7 +28,7 @@ def image_folder_for(target: str | os.PathLike[str]) -> str:
 
 def write_export(
     target: str | os.PathLike[str],
-    data: bytes,
+    data: Content,
     extra_files: dict[str, bytes] | None = None,
     *,
     overwrite: bool = False,
@@ -33,7 +37,7 @@ def write_export(
 
     Args:
         target: the export file.
-        data: its bytes.
+        data: its bytes, whole or in pieces written in order.
         extra_files: path relative to ``target``'s folder -> bytes (folders are created).
         overwrite: replace files that exist (only when the user confirmed it).
 
@@ -52,7 +56,8 @@ def write_export(
     if not folder.is_dir():
         raise SessionWriteError(f"The folder {folder} does not exist.")
     written = []
-    for path, content in [(target, data), *extras.items()]:
+    contents: list[tuple[Path, Content]] = [(target, data), *extras.items()]
+    for path, content in contents:
         if path.parent != folder:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

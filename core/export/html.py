@@ -58,14 +58,20 @@ class HtmlExport:
     """A rendered HTML export.
 
     Attributes:
-        data: the page, UTF-8 (bytes all the way: a 50 MB page is not decoded and encoded again).
+        parts: the page, UTF-8, in pieces (bytes all the way: a 50 MB page is not decoded and encoded
+            again, nor joined to be written).
         images: files to write beside it (empty unless images go beside the export).
         entries: how many entries the page covers.
     """
 
-    data: bytes
+    parts: list[bytes]
     images: ImageSink = field(default_factory=ImageSink)
     entries: int = 0
+
+    @property
+    def data(self) -> bytes:
+        """The page as one ``bytes`` (a copy: to write it, write :attr:`parts`)."""
+        return b"".join(self.parts)
 
     @property
     def text(self) -> str:

@@ -20,15 +20,26 @@ import re
 import secrets
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from core.errors import SessionWriteError
 
-__all__ = ["TEMPORARY_PREFIX", "explain_os_error", "remove_stale_temporaries", "write_file", "write_new_file"]
+__all__ = [
+    "TEMPORARY_PREFIX",
+    "Content",
+    "explain_os_error",
+    "remove_stale_temporaries",
+    "write_file",
+    "write_new_file",
+]
 
 TEMPORARY_PREFIX = ".prime-sessions-tmp-"
 STALE_SECONDS = 60.0
 _TEMPORARY_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(\d+)-[0-9a-f]{16}\Z")
+
+Content = bytes | Iterable[bytes]
+"""A new file's bytes: whole, or in pieces written in order."""
 
 
 def explain_os_error(err: OSError, path: str) -> str:
@@ -42,8 +53,11 @@ def explain_os_error(err: OSError, path: str) -> str:
     return f"Cannot write {path}: {err.strerror or err}."
 
 
-def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
+def write_new_file(target: str | os.PathLike[str], data: Content) -> None:
     """Create ``target`` with ``data`` atomically, never replacing an existing file.
+
+    ``data`` is the bytes, or the file in pieces written one after the other (a page need not be
+    joined into one more copy of itself in memory).
 
     The bytes go to a temporary file in the same folder, are fsynced, and the temporary file is
     hard-linked to ``target`` (``link`` fails if ``target`` exists, unlike ``rename``). The folder is
@@ -78,8 +92,8 @@ def write_new_file(target: str | os.PathLike[str], data: bytes) -> None:
         _discard(temporary)
 
 
-def write_file(target: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> None:
-    """Write ``data`` to ``target`` through a temporary file in the same folder, fsynced.
+def write_file(target: str | os.PathLike[str], data: Content, *, overwrite: bool = False) -> None:
+    """Write ``data`` (bytes, or pieces of bytes) to ``target`` through a temporary file, fsynced.
 
     Without ``overwrite`` this is :func:`write_new_file` (an existing file is never replaced). With it
     (the user confirmed), the temporary file is renamed over ``target``, so a reader sees the old file
@@ -177,12 +191,13 @@ def _open_temporary(target: Path) -> tuple[Path, int]:
         raise SessionWriteError(explain_os_error(err, str(target))) from err
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: Content) -> None:
     """Write every byte of ``data`` to ``fd``, fsync it and close it (closed even when writing fails)."""
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        for piece in (data,) if isinstance(data, bytes | bytearray | memoryview) else data:
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

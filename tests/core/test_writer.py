@@ -12,16 +12,19 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core import build_context, load_session
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
 from core.writing import writer
-from core.writing.atomic import write_new_file
+from core.writing.atomic import write_file, write_new_file
 from core.writing.writer import (
     append_label,
     append_session_name,
@@ -527,6 +530,28 @@ def test_new_file_never_replaces_an_existing_one(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh.jsonl"
     write_new_file(fresh, b"new\n")
     assert fresh.read_bytes() == b"new\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(st.binary(max_size=300), max_size=8), overwrite=st.booleans())
+def test_a_file_written_in_pieces_holds_them_in_order(
+    tmp_path: Path, pieces: list[bytes], overwrite: bool
+) -> None:
+    # The HTML export writes its page in pieces (never joined in memory): a generator of them, once.
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    target = folder / "page.html"
+    taken = folder / "taken.html"
+    taken.write_bytes(b"precious\n")
+    write_file(target, (piece for piece in pieces), overwrite=overwrite)
+    assert target.read_bytes() == b"".join(pieces)
+    if overwrite:
+        write_file(taken, iter(pieces), overwrite=True)
+        assert taken.read_bytes() == b"".join(pieces)
+    else:
+        with pytest.raises(SessionWriteError, match="already exists"):
+            write_file(taken, iter(pieces))
+        assert taken.read_bytes() == b"precious\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["page.html", "taken.html"]
 
 
 def test_a_session_opened_read_only_cannot_be_edited(tmp_path: Path) -> None:
