@@ -165,6 +165,7 @@ class SessionReader:
             if pending:
                 pending.append(chunk)
                 buffer = b"".join(pending)
+                pending.clear()  # the pieces of a long line go now, before its copies below are made
             else:
                 buffer = chunk
             parts = buffer.split(b"\n")
@@ -172,6 +173,8 @@ class SessionReader:
             pending = [tail] if tail else []
             if crc is not None:
                 crc = zlib.crc32(memoryview(buffer)[: len(buffer) - len(tail)], crc)
+            # The lines hold the bytes now; a 200 MB line is then held once while it is parsed, not twice.
+            del buffer
             for raw in parts:
                 line_no += 1
                 ingest(raw, line_no, offset)
