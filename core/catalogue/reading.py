@@ -17,7 +17,7 @@ from typing import TypeAlias
 
 import orjson
 
-from core.catalogue.search_text import Doc, clean_text, entry_doc
+from core.catalogue.search_text import Doc, clean_text, entry_doc, without_data_payloads
 from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
@@ -73,13 +73,21 @@ def json_text(value: object) -> str:
 
 
 def guards(path: str, read_end: int) -> tuple[bytes, bytes]:
-    """The first bytes of the file and the last bytes before ``read_end``: what a later pass compares."""
+    """Digests of the first bytes and of the last bytes before ``read_end``: what a later pass compares.
+
+    Digests, not the bytes: the catalogue keeps no copy of what a session says (a secret, an image's
+    bytes) beyond the words it indexes. Sixteen bytes of BLAKE2b tell a changed guard from the same.
+    """
     with open(path, "rb") as handle:
         head = handle.read(min(GUARD, read_end))
         start = max(0, read_end - GUARD)
         handle.seek(start)
         tail = handle.read(read_end - start)
-    return head, tail
+    return _digest(head), _digest(tail)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str]:
@@ -238,7 +246,7 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         js_date_ms(summary.modified),
         session.last_activity_ms,
         summary.messageCount,
-        clean_text(session.first_message),
+        clean_text(without_data_payloads(session.first_message)),
         summary.entryCount,
         json_text(summary.models),
         summary.totalTokens,

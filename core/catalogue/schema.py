@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8  # 8: no base64 data URI payloads in the index (issue 18); a stale file is rebuilt
 TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again

@@ -4,7 +4,8 @@ User messages, assistant text and thinking, tool call names and arguments, tool 
 executions, custom messages, compaction and branch summaries (with a compaction's instructions), system
 messages (their text, named sections and the tools they add), and the newer entries that hold words:
 pi 1.6's context edits (the replacement text) and usage records (their note), Prime Agent's agent status
-(its summary) and git snapshots (branch and repository). Images and signatures are left out.
+(its summary) and git snapshots (branch and repository). Images and signatures are left out, and so
+is the payload of a base64 data URI written in text (:func:`without_data_payloads`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from core.timefmt import js_date_ms
 
 _T = TypeVar("_T")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# The payload of a base64 data URI (an image pasted into Markdown, a screenshot a tool printed): bytes,
+# not words. At least 64 characters, so a short example in prose stays searchable.
+_DATA_PAYLOAD = re.compile(r"(data:[\w.+-]*/?[\w.+-]*(?:;[\w.+=-]+)*;base64,)[A-Za-z0-9+/_=-]{64,}")
 
 
 @overload
@@ -41,6 +45,17 @@ def clean_text(value: object) -> object:
         except UnicodeEncodeError:
             return _SURROGATE.sub("\ufffd", value)
     return value
+
+
+def without_data_payloads(text: str) -> str:
+    """``text`` with the payload of every base64 data URI replaced by ``…`` (``data:image/png;base64,…``).
+
+    The catalogue keeps words: an image's bytes in its index would make it as big as the sessions
+    and match searches for random letters. (Image blocks are left out whole, see :func:`entry_doc`.)
+    """
+    if "base64," not in text:
+        return text
+    return _DATA_PAYLOAD.sub(r"\1…", text)
 
 
 def _dumps(value: object) -> str:
@@ -193,4 +208,4 @@ def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
         return None
     if ts is None:
         ts = js_date_ms(entry.timestamp)
-    return Doc(clean_text(text), role, tools, model, ts)  # the catalogue cleans the rest when it must
+    return Doc(clean_text(without_data_payloads(text)), role, tools, model, ts)  # the rest is cleaned later

@@ -25,6 +25,7 @@ import core.catalogue.purge as purge_module
 import core.catalogue.reading as reading_module
 import core.catalogue.update as update_module
 from core.catalogue import Catalogue, CatalogueError, QueryError
+from core.catalogue.schema import SCHEMA_VERSION
 from core.catalogue.snippets import make_snippet, mark_spans, query_terms
 from core.session import load_session, summarize
 from core.timefmt import iso_from_ms, js_date_ms
@@ -1125,7 +1126,7 @@ def test_a_corrupt_catalogue_file_is_rebuilt(tmp_path: Path) -> None:
     _works(folder).close()
 
 
-@pytest.mark.parametrize("version", [0, 8, -1])
+@pytest.mark.parametrize("version", [0, SCHEMA_VERSION - 1, SCHEMA_VERSION + 1, -1])
 def test_a_catalogue_from_another_schema_is_rebuilt(tmp_path: Path, version: int) -> None:
     folder = tmp_path / "c"
     folder.mkdir()
