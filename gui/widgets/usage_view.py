@@ -212,9 +212,19 @@ class UsageWindow(QWidget):
         view.verticalHeader().hide()
         view.setAlternatingRowColors(True)
         view.setWordWrap(False)
+        # Widths from the font, not ResizeToContents: that mode measures every row of every column after
+        # each reset, thousands of Python data() calls (a 40 ms stall per change of the figures).
         header = view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        cells, titles = view.fontMetrics(), header.fontMetrics()
+        padding = 2 * cells.horizontalAdvance("M")
+        for section in range(1, model.columnCount()):
+            title = str(model.headerData(section, Qt.Orientation.Horizontal))
+            widest = max(
+                cells.horizontalAdvance(model.width_sample(section)), titles.horizontalAdvance(title)
+            )
+            header.resizeSection(section, widest + padding)
         return view
 
     # ------------------------------------------------------------------ what is asked
@@ -258,8 +268,9 @@ class UsageWindow(QWidget):
         """Show ``figures`` (the answer to the current query); ``figures_drawn`` says when all is drawn.
 
         Each chart's first paint after new data lays its scene out again (tens of milliseconds on a busy
-        machine): the cards and tables are filled at once, the charts one per turn of the event loop, each
-        painted there, so that no turn holds the main thread for long.
+        machine): the cards and tables are filled at once (and painted in the next turn of the event
+        loop), the charts one per later turn, each painted there, so that no turn holds the main thread
+        for long.
         """
         self.figures = figures
         self._drawing += 1
@@ -299,6 +310,7 @@ class UsageWindow(QWidget):
             )
 
         steps: list[tuple[QWidget, Callable[[], None]]] = [
+            (self.tabs, lambda: None),  # the tables and the cards, painted before any chart
             (self.bars, bars),
             (self.mix, lambda: self.mix.set_data(self._mix(figures, cost), shown)),
             (self.calendar, lambda: self._show_calendar(figures, cost)),
@@ -317,7 +329,7 @@ class UsageWindow(QWidget):
             else:
                 self.figures_drawn.emit(figures)
 
-        step()
+        QTimer.singleShot(0, self, step)
 
     @staticmethod
     def _offer(box: QComboBox, choices: list[str]) -> None:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from core.catalogue import Catalogue
 from core.formatting import dollars
-from core.usage import UsageFilter, report
+from core.usage import UsageFilter, overview_of, report
 from gui.main_window import MainWindow
 from gui.models.usage_figures import UsageQuery, compute_figures, preset_range, summary_cards
 from gui.models.usage_tables import UsageTableModel
@@ -117,7 +117,8 @@ def test_cost_and_tokens(qtbot, window: MainWindow) -> None:
     figures = usage.figures
     assert usage.measure == "cost"
     first = usage.bars.bar_sets()[0].sum()
-    usage.set_measure("tokens")
+    with qtbot.waitSignal(usage.figures_drawn, timeout=TIMEOUT):  # the charts are drawn one per turn
+        usage.set_measure("tokens")
     assert usage.measure == "tokens"
     assert usage.figures is figures  # redrawn from the same figures, nothing asked again
     assert usage.bars.bar_sets()[0].sum() != first
@@ -189,7 +190,7 @@ def test_the_window_updates_as_a_session_grows(qtbot, window: MainWindow, sessio
 
 
 def test_the_table_model_passes_the_model_tester(qtmodeltester, qtbot, window: MainWindow) -> None:
-    figures = compute_figures(_records(window), UsageQuery())
+    figures = compute_figures(overview_of(_records(window)), UsageQuery())
     for kind, rows in (
         ("session", figures.sessions),
         ("project", figures.projects),
