@@ -75,7 +75,6 @@ def child(root: Path, catalogue: Path) -> int:
             gaps = [b - a for a, b in itertools.pairwise(ticks)]
             result["stall"] = max(gaps, default=0.0) - 0.005
             result["paint"] = max(paints, default=0.0)
-            result["records"] = float(len(window.usage._records.records)) if window.usage._records else 0.0
             print("RESULT " + json.dumps(result), flush=True)
             app.quit()
             return
@@ -141,7 +140,6 @@ def main() -> int:
             line = next(line for line in out.splitlines() if line.startswith("RESULT "))
             if run:  # the first run warms the page cache and the bytecode
                 results.append(json.loads(line[7:]))
-    print(f"records kept (compacted): {results[0]['records']:,.0f}")
     print(f"| measurement | median | worst of {args.runs} | target |")
     print("|---|---:|---:|---|")
     for key, target in (

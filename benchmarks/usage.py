@@ -98,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| `usage_grid()` | 7x24 | {wall:.1f} ms | {cpu:.1f} ms |")
     catalogue.close()
     env = {**os.environ, "PRIME_SESSIONS_CATALOGUE": str(folder)}
+    # Bytecode cached as for an installed package (run_core.py does the same), even when the caller's
+    # environment says not to write it: compiling the modules from source costs more than the report.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(args.out / "pycache")
     command = [sys.executable, "-m", "core.cli", "usage", "daily", str(sessions), "--breakdown", "--json"]
     print("\n| whole process | median wall | median CPU |")
     print("|---|---:|---:|")
