@@ -5,7 +5,8 @@ computed in a worker (channel ``"usage"``): the catalogue adds up its grouped us
 the window's query at once (:meth:`core.catalogue.Catalogue.usage_overview`, tens of milliseconds; no
 record is read). A change of filter asks again; a finished catalogue refresh (the window connects
 :meth:`UsageController.catalogue_refreshed`) asks again while the window is shown, or marks the figures
-stale while it is hidden (they stay on show when it is opened again, until the new ones come).
+stale while it is hidden (they stay on show when it is opened again, until the new ones come). Figures
+equal to those drawn are not drawn again.
 Double-clicking a top session asks for it to be opened.
 
 For the open session a worker (channel ``"session-usage"``) works out each subtree's tokens and cost
@@ -195,7 +196,10 @@ class UsageController(QObject):
         if figures.query != window.query():
             self._pending = True  # the filters changed (or a day passed) while the worker ran
             return False
-        window.show_figures(figures)  # figures_shown follows once every chart is drawn
+        # Figures equal to those drawn (a refresh that brought no usage, a reopening) are not drawn again;
+        # either way figures_shown follows once every chart shows them.
+        if not window.keep_figures(figures):
+            window.show_figures(figures)
         return True
 
     def _open_session(self, path: str) -> None:

@@ -100,6 +100,7 @@ class UsageWindow(QWidget):
         self.setWindowTitle("Usage and Cost — Prime Sessions")
         self.setObjectName("usage_window")
         self.figures: UsageFigures | None = None
+        self.drawn = False  # every chart shows self.figures
         self._drawing = 0  # counts show_figures calls: a newer one ends an older one's steps
         self._today = date.today
         self._build_filters()
@@ -273,6 +274,7 @@ class UsageWindow(QWidget):
         for long.
         """
         self.figures = figures
+        self.drawn = False
         self._drawing += 1
         drawing = self._drawing
         cost = self.measure == "cost"
@@ -289,12 +291,7 @@ class UsageWindow(QWidget):
             ("model", figures.models),
         ):
             self.tables[kind].set_rows(rows)
-        totals = figures.totals
-        self.status.setText(
-            f"{totals.sessions:,} sessions · {dollars(totals.total_cost)}"
-            f" · {short_tokens(totals.total_tokens)} tokens · every branch counted;"
-            " forks' and clones' copies of their parent's entries counted once"
-        )
+        self._show_status(figures)
 
         def bars() -> None:
             self.bars.set_data(
@@ -327,9 +324,29 @@ class UsageWindow(QWidget):
             if steps:
                 QTimer.singleShot(0, self, step)
             else:
+                self.drawn = True
                 self.figures_drawn.emit(figures)
 
         QTimer.singleShot(0, self, step)
+
+    def keep_figures(self, figures: UsageFigures) -> bool:
+        """If ``figures`` equal those drawn (every chart), keep them: ``figures_drawn`` at once, True.
+
+        Nothing is drawn again; False (nothing done) when they differ or are still being drawn.
+        """
+        if not (self.drawn and self.figures == figures):
+            return False
+        self._show_status(figures)
+        self.figures_drawn.emit(self.figures)
+        return True
+
+    def _show_status(self, figures: UsageFigures) -> None:
+        totals = figures.totals
+        self.status.setText(
+            f"{totals.sessions:,} sessions · {dollars(totals.total_cost)}"
+            f" · {short_tokens(totals.total_tokens)} tokens · every branch counted;"
+            " forks' and clones' copies of their parent's entries counted once"
+        )
 
     @staticmethod
     def _offer(box: QComboBox, choices: list[str]) -> None:

@@ -127,6 +127,22 @@ def test_cost_and_tokens(qtbot, window: MainWindow) -> None:
     assert "Tokens" in usage.bars.chart_object.title()
 
 
+def test_equal_figures_are_kept_not_drawn_again(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    drawn = usage.figures
+    calls: list = []
+    original = usage.show_figures
+    usage.show_figures = lambda figures: (calls.append(figures), original(figures))
+    usage.close()
+    window.usage.catalogue_refreshed(True)  # hidden: the figures are stale, worked out again on opening
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT) as shown:
+        window.usage.show_window()
+    assert shown.args[0] is drawn and usage.figures is drawn and calls == []  # nothing changed
+    assert usage.status.text().startswith(f"{drawn.totals.sessions:,} sessions")
+    _choose(qtbot, window, usage.branches_box, "current")  # other figures are drawn
+    assert len(calls) == 1 and usage.figures is calls[0] and usage.figures != drawn
+
+
 def test_double_clicking_a_top_session_opens_it(qtbot, window: MainWindow) -> None:
     usage = _show(qtbot, window)
     view = usage.views["session"]
