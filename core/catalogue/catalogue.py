@@ -53,6 +53,7 @@ from core.session.summary import SessionSummary
 from core.timefmt import iso_from_ms
 
 if TYPE_CHECKING:
+    from core.usage.overview import UsageOverview
     from core.usage.records import UsageRecord
     from core.usage.reports import UsageFilter, UsageReport
 
@@ -265,6 +266,24 @@ class Catalogue:
         """
         with sqlite_errors("read"):
             return usage_query.usage_report(self._connect(), kind, filt, breakdown, roots)
+
+    def usage_overview(
+        self,
+        filt: UsageFilter,
+        period: str = "daily",
+        roots: Iterable[str | os.PathLike[str]] | None = None,
+        top: int | None = None,
+    ) -> UsageOverview:
+        """Every figure of a usage dashboard for ``filt`` at once (see :class:`core.usage.UsageOverview`).
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+            ValueError: ``period`` is not ``daily``, ``weekly`` or ``monthly``.
+        """
+        from core.catalogue.usage_overview import usage_overview
+
+        with sqlite_errors("read"):
+            return usage_overview(self._connect(), filt, period, roots, top)
 
     def usage_grid(
         self, filt: UsageFilter, roots: Iterable[str | os.PathLike[str]] | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import NamedTuple
 
 from core.catalogue.update import roots_reach, within
@@ -23,17 +23,22 @@ from core.usage.records import UsageRecord
 from core.usage.reports import LocalClock, UsageFilter, UsageReport, UsageRow, add_counts, report
 
 
-class _File(NamedTuple):
+class SessionFile(NamedTuple):
+    """What a usage query needs of one catalogued session (a ``usage_sessions`` row)."""
+
     path: str
     session_id: str
     project: str
     title: str
 
 
-def _files(conn: sqlite3.Connection, roots: Iterable[str | os.PathLike[str]] | None) -> dict[int, _File]:
+def session_files(
+    conn: sqlite3.Connection, roots: Iterable[str | os.PathLike[str]] | None
+) -> dict[int, SessionFile]:
+    """File id -> :class:`SessionFile` of the catalogued sessions (under ``roots`` if given)."""
     reach = roots_reach(roots) if roots is not None else None
     return {
-        file_id: _File(path, sid or "", cwd or "", title)
+        file_id: SessionFile(path, sid or "", cwd or "", title)
         for file_id, path, sid, cwd, title in conn.execute(
             "SELECT file_id, path, session_id, cwd, title FROM usage_sessions"
         )
@@ -45,7 +50,7 @@ def usage_records(
     conn: sqlite3.Connection, roots: Iterable[str | os.PathLike[str]] | None = None
 ) -> list[UsageRecord]:
     """Every counted usage record of the catalogued sessions (under ``roots`` if given), by file and line."""
-    files = _files(conn, roots)
+    files = session_files(conn, roots)
     records: list[UsageRecord] = []
     rows = conn.execute(
         "SELECT u.file_id, u.entry_id, coalesce(u.ts_ms, f.created_ms, 0) / 1000.0, u.model, u.kind,"
@@ -64,7 +69,7 @@ def usage_records(
     return records
 
 
-def _temp(conn: sqlite3.Connection, name: str, columns: str, rows: Iterable[tuple[object, ...]]) -> None:
+def temp_table(conn: sqlite3.Connection, name: str, columns: str, rows: Iterable[tuple[object, ...]]) -> None:
     """Fill the temporary table ``name`` (created on first use) with ``rows``.
 
     ``columns`` has no commas but those between columns.
@@ -75,8 +80,10 @@ def _temp(conn: sqlite3.Connection, name: str, columns: str, rows: Iterable[tupl
     conn.executemany(f"INSERT OR IGNORE INTO {name} VALUES ({marks})", rows)
 
 
-def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tuple[int, list[tuple[int, str]]]:
-    """The grain to read, and ``(bucket, row key)`` of each of its buckets that the date range keeps.
+def bucket_days(
+    conn: sqlite3.Connection, filt: UsageFilter
+) -> tuple[int, LocalClock, list[tuple[int, date]]]:
+    """The grain to read, the filter's clock, and the local day of each bucket with usage in the date range.
 
     Hours serve when the zone's offset is a whole number of hours at every hour with usage; otherwise
     (India, Nepal, Newfoundland...) 15 minutes do.
@@ -88,11 +95,20 @@ def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tupl
         ]
         if grain == GRAINS[-1] or all(clock.offset(b * grain) % grain == 0 for b in buckets):
             break
-    keyed = []
+    days = []
     for bucket in buckets:
         day = clock.at(bucket * grain)[0]
         if (filt.since is not None and day < filt.since) or (filt.until is not None and day > filt.until):
             continue
+        days.append((bucket, day))
+    return grain, clock, days
+
+
+def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tuple[int, list[tuple[int, str]]]:
+    """The grain to read, and ``(bucket, row key)`` of each of its buckets that the date range keeps."""
+    grain, _clock, days = bucket_days(conn, filt)
+    keyed = []
+    for bucket, day in days:
         if kind == "daily":
             key = day.isoformat()
         elif kind == "weekly":
@@ -100,7 +116,7 @@ def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tupl
         elif kind == "monthly":
             key = day.isoformat()[:7]
         else:
-            key = ""
+            key = day.isoformat()
         keyed.append((bucket, key))
     return grain, keyed
 
@@ -112,17 +128,22 @@ _SUMS = (
 )
 
 
-def _source(
-    conn: sqlite3.Connection, kind: str, filt: UsageFilter, files: dict[int, _File], restricted: bool
+def group_source(
+    conn: sqlite3.Connection, kind: str, filt: UsageFilter, files: dict[int, SessionFile], narrow: bool
 ) -> tuple[int, str, str, list[object]]:
-    """The grain read, the row key's SQL, the FROM ... WHERE clause over ``usage_groups g``, its arguments."""
+    """The grain read, the row key's SQL, the FROM ... WHERE clause over ``usage_groups g``, its arguments.
+
+    The temporary table ``usage_keys`` maps each bucket the date range keeps to its row key (for the
+    period kinds; the local day's ISO date otherwise). ``narrow``: join only ``files`` (see
+    :func:`restricted`).
+    """
     grain, keys = _bucket_keys(conn, kind, filt)
-    _temp(conn, "usage_keys", "bucket INTEGER PRIMARY KEY, key TEXT", keys)
+    temp_table(conn, "usage_keys", "bucket INTEGER PRIMARY KEY, key TEXT", keys)
     sql = " FROM usage_groups g JOIN usage_keys k ON k.bucket = g.bucket"
     if kind == "project" or filt.project is not None:
         sql += " JOIN usage_sessions s ON s.file_id = g.file_id"
-    if restricted:  # some catalogued sessions lie outside the roots asked for
-        _temp(conn, "usage_files", "file_id INTEGER PRIMARY KEY", [(i,) for i in files])
+    if narrow:  # some catalogued sessions lie outside the roots asked for
+        temp_table(conn, "usage_files", "file_id INTEGER PRIMARY KEY", [(i,) for i in files])
         sql += " JOIN usage_files ff ON ff.file_id = g.file_id"
     sql += " WHERE g.grain = ?"
     args: list[object] = [grain]
@@ -170,8 +191,8 @@ def _add(row: UsageRow, part: UsageRow) -> None:
     row.model_breakdowns.append(part)
 
 
-def _restricted(
-    conn: sqlite3.Connection, files: dict[int, _File], roots: Iterable[str | os.PathLike[str]] | None
+def restricted(
+    conn: sqlite3.Connection, files: dict[int, SessionFile], roots: Iterable[str | os.PathLike[str]] | None
 ) -> bool:
     """True when some catalogued sessions lie outside ``roots`` (then the query joins the ones inside)."""
     return (
@@ -187,13 +208,13 @@ def usage_report(
     roots: Iterable[str | os.PathLike[str]] | None = None,
 ) -> UsageReport:
     """A usage report over the catalogue: the rows :func:`core.usage.report` makes, added up in SQL."""
-    files = _files(conn, roots)
+    files = session_files(conn, roots)
     if kind == "blocks":
         titles = {f.path: f.title for f in files.values()}
         return report(usage_records(conn, roots), kind, filt, breakdown, titles)
     if kind not in ("daily", "weekly", "monthly", "session", "model", "project"):
         raise ValueError(f"unknown usage report {kind!r}")
-    _grain, row_key, source, args = _source(conn, kind, filt, files, _restricted(conn, files, roots))
+    _grain, row_key, source, args = group_source(conn, kind, filt, files, restricted(conn, files, roots))
 
     def name(key: str | int) -> str:
         return files[int(key)].path if kind == "session" else str(key)
@@ -240,8 +261,8 @@ def usage_grid(
     conn: sqlite3.Connection, filt: UsageFilter, roots: Iterable[str | os.PathLike[str]] | None = None
 ) -> list[list[float]]:
     """Cost by local weekday (Monday first) and hour: the groups' buckets placed in the user's zone."""
-    files = _files(conn, roots)
-    grain, _key, source, args = _source(conn, "daily", filt, files, _restricted(conn, files, roots))
+    files = session_files(conn, roots)
+    grain, _key, source, args = group_source(conn, "daily", filt, files, restricted(conn, files, roots))
     clock = LocalClock(filt.timezone)
     grid = [[0.0] * 24 for _ in range(7)]
     for bucket, cost in conn.execute(f"SELECT g.bucket, sum(g.cost){source} GROUP BY 1", args):

@@ -19,7 +19,7 @@ from typing import NoReturn
 from core.cli.output import PROG, UsageError, out
 from core.errors import PrimeSessionsError
 
-__all__ = ["PROG", "build_parser", "main"]
+__all__ = ["COMMANDS", "PROG", "build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,15 +27,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and for the app's own entry point)."""
-    from core.cli import diff, edit, export, reading, usage
+# Each sub-command -> the module of core.cli that adds it. main() imports only the module of the command
+# asked for: argparse needs no other sub-parser to parse its arguments (tests check this table).
+COMMANDS = {
+    **dict.fromkeys(("list", "index", "search", "show", "context", "tree", "check"), "reading"),
+    **dict.fromkeys(("label", "rename", "fork", "clone", "trash"), "edit"),
+    "export": "export",
+    "diff": "diff",
+    "usage": "usage",
+}
+_MODULES = ("reading", "edit", "export", "diff", "usage")  # the order of the commands in --help
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and for the app's own entry point).
+
+    Args:
+        command: build only the sub-parsers of this command's module (see :data:`COMMANDS`), sparing the
+            imports of the others; None, or a name that is not a command, builds them all.
+    """
+    from importlib import import_module
 
     parser = _Parser(prog=PROG, description="Find, read, check and safely edit Prime Agent sessions.")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in (reading, edit, export, diff, usage):
-        module.add_commands(sub)
+    names = (COMMANDS[command],) if command in COMMANDS else _MODULES
+    for name in names:
+        import_module(f"core.cli.{name}").add_commands(sub)
     return parser
 
 
@@ -59,7 +77,8 @@ def version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 problems found or failed, 2 bad usage, 70 a bug)."""
-    parser = build_parser()
+    args_given = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(args_given[0] if args_given else None)
     for stream in (sys.stdout, sys.stderr):
         # Text from damaged files may hold lone surrogates; print them as escapes, never crash on them.
         reconfigure = getattr(stream, "reconfigure", None)
@@ -69,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_given)
         if not getattr(args, "run", None):
             parser.print_help()
             return 0

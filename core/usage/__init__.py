@@ -2,8 +2,8 @@
 
 ``records`` (one :class:`UsageRecord` per entry recording usage, by the counting rules of
 :mod:`core.session.usage`), ``lineage`` (forks and clones counted once), ``reports`` (rows in ccusage's
-shapes, filters, the hour-by-weekday grid) and ``subtree`` (each subtree's cost, current path versus
-abandoned branches).
+shapes, filters, the hour-by-weekday grid), ``overview`` (every figure of a dashboard for one filter) and
+``subtree`` (each subtree's cost, current path versus abandoned branches).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from core.lazy import lazy_exports
 if TYPE_CHECKING:
     # "as" re-exports: mypy's implicit_reexport override (pyproject.toml) does not list this package.
     from core.usage.lineage import deduplicate as deduplicate
+    from core.usage.overview import UsageOverview as UsageOverview
+    from core.usage.overview import overview_of as overview_of
     from core.usage.records import EntryUsage as EntryUsage
     from core.usage.records import UsageCollector as UsageCollector
     from core.usage.records import UsageRecord as UsageRecord
@@ -33,6 +35,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "core.usage.lineage": "deduplicate",
+        "core.usage.overview": "UsageOverview overview_of",
         "core.usage.records": "EntryUsage UsageCollector UsageRecord iter_usage",
         "core.usage.reports": "KINDS UsageFilter UsageReport UsageRow hour_weekday_grid report",
         "core.usage.subtree": "path_split subtree_usage",

@@ -1,10 +1,13 @@
 """Usage and cost: the Usage window, and the open session's usage in the branch tree and its header.
 
 The window (View > Usage and Cost, Ctrl+Shift+U, a toolbar button) is made on first use. Its figures are
-computed in a worker (channel ``"usage"``): the catalogue's usage records are read once and kept; a
-change of filter adds them up again from the kept records, a finished catalogue refresh (the window
-connects :meth:`UsageController.catalogue_refreshed`) reads them again while the window is shown, or
-marks them stale while it is hidden. Double-clicking a top session asks for it to be opened.
+computed in a worker (channel ``"usage"``): the catalogue adds up its grouped usage into every figure of
+the window's query at once (:meth:`core.catalogue.Catalogue.usage_overview`, tens of milliseconds; no
+record is read). A change of filter asks again; a finished catalogue refresh (the window connects
+:meth:`UsageController.catalogue_refreshed`) asks again while the window is shown, or marks the figures
+stale while it is hidden (they stay on show when it is opened again, until the new ones come). Figures
+equal to those drawn are not drawn again.
+Double-clicking a top session asks for it to be opened.
 
 For the open session a worker (channel ``"session-usage"``) works out each subtree's tokens and cost
 (the branch tree's row tooltips) and the split between its current path and its abandoned branches (a
@@ -13,7 +16,6 @@ line above the tree), again after every change to the file.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -26,37 +28,25 @@ from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel
-from gui.models.usage_figures import UsageFigures, compact, compute_figures
+from gui.models.usage_figures import TOP_SESSIONS, UsageFigures, UsageQuery, compute_figures
 from gui.widgets.usage_view import UsageWindow
-from gui.workers import TaskContext
 
 if TYPE_CHECKING:
     from core.session import Session
-    from core.usage import UsageRecord
 
-__all__ = ["SessionUsage", "UsageController", "header_text", "read_records", "session_usage"]
-
-
-class _Records(NamedTuple):
-    records: list[UsageRecord]
-    titles: dict[str, str]
+__all__ = ["SessionUsage", "UsageController", "header_text", "read_figures", "session_usage"]
 
 
-def read_records(folder: Path | None, roots: list[Path]) -> tuple[list[UsageRecord], dict[str, str]]:
-    """Worker: the catalogue's usage records under ``roots`` (compacted) and the titles of their sessions."""
+def read_figures(folder: Path | None, roots: list[Path], query: UsageQuery) -> UsageFigures:
+    """Worker: the figures of ``query`` over the sessions under ``roots``, from the catalogue's overview."""
     from core.catalogue import Catalogue
 
     catalogue = Catalogue(folder)
     try:
-        records = compact(catalogue.usage_records(roots))
-        titles = {s.path: s.title for s in catalogue.summaries(roots)}
+        overview = catalogue.usage_overview(query.filt, query.period, roots, TOP_SESSIONS)
     finally:
         catalogue.close()
-    # Collections run on the GUI thread (gui.workers) and scan every tracked object with the GIL held:
-    # what is alive now (the records among it) is frozen so that later ones skip it, as after a load.
-    gc.unfreeze()
-    gc.freeze()
-    return records, titles
+    return compute_figures(overview, query)
 
 
 class SessionUsage(NamedTuple):
@@ -110,9 +100,8 @@ class UsageController(QObject):
         self._tree_model = tree_model
         self._header = header
         self.window: UsageWindow | None = None
-        self._records: _Records | None = None
-        self._generation = 0  # counts catalogue refreshes: the kept records are of _records_generation
-        self._records_generation = -1
+        self._generation = 0  # counts catalogue refreshes: the figures shown are of _shown_generation
+        self._shown_generation = -1
         self._running = False  # a computation is under way
         self._pending = False  # and another was asked for meanwhile
         self.action = actions.add(
@@ -142,8 +131,8 @@ class UsageController(QObject):
         window.show()
         window.raise_()
         window.activateWindow()
-        if self._records_generation != self._generation or window.figures is None:
-            self.update()
+        if self._shown_generation != self._generation or window.figures is None:
+            self.update()  # the figures of before stay on show until the new ones are drawn
         return window
 
     @property
@@ -152,7 +141,7 @@ class UsageController(QObject):
         return self.window is not None and self.window.isVisible()
 
     def catalogue_refreshed(self, ok: bool) -> None:
-        """The catalogue was brought up to date: the records are read again (now, if the window shows)."""
+        """The catalogue was brought up to date: the figures are worked out again (now, if it shows)."""
         if not ok:
             return
         self._generation += 1
@@ -160,15 +149,14 @@ class UsageController(QObject):
             self.update()
 
     def roots_changed(self) -> None:
-        """Other folders are listed: the kept records are of the old ones."""
-        self._records = None
+        """Other folders are listed: the figures shown are of the old ones."""
         self._generation += 1
 
     def update(self) -> None:
-        """Work out the figures of the window's query in a worker (reading the records again if stale).
+        """Work out the figures of the window's query in a worker.
 
         One computation at a time: a request while one runs (a live session refreshes the catalogue every
-        few hundred milliseconds) is carried out once it ends, with the query and records of then.
+        few hundred milliseconds) is carried out once it ends, with the query of then.
         """
         window = self.window
         if window is None:
@@ -179,19 +167,12 @@ class UsageController(QObject):
         self._running = True
         query = window.query()
         generation = self._generation
-        kept = self._records if self._records_generation == generation else None
         folder, roots = self._catalogue_dir, list(self._roots())
 
-        def work(_task: TaskContext) -> tuple[_Records, UsageFigures]:
-            records = kept if kept is not None else _Records(*read_records(folder, roots))
-            return records, compute_figures(records.records, query, records.titles)
-
-        def done(result: tuple[_Records, UsageFigures]) -> None:
+        def done(figures: UsageFigures) -> None:
             self._running = False
-            records, figures = result
-            if records is not kept:
-                self._records, self._records_generation = records, generation
-            self._show(figures)
+            if self._show(figures):
+                self._shown_generation = generation
             self._again()
 
         def failed(error: Exception) -> None:
@@ -200,21 +181,26 @@ class UsageController(QObject):
                 self.window.status.setText(f"Cannot read the usage: {user_sentence(error)}")
             self._again()
 
-        self._context.runner.start("usage", work, done, failed)
+        self._context.runner.start("usage", lambda _task: read_figures(folder, roots, query), done, failed)
 
     def _again(self) -> None:
         if self._pending:
             self._pending = False
             self.update()
 
-    def _show(self, figures: UsageFigures) -> None:
+    def _show(self, figures: UsageFigures) -> bool:
+        """Show ``figures`` if they answer the window's query now; False if they came too late."""
         window = self.window
         if window is None:
-            return
+            return False
         if figures.query != window.query():
             self._pending = True  # the filters changed (or a day passed) while the worker ran
-            return
-        window.show_figures(figures)  # figures_shown follows once every chart is drawn
+            return False
+        # Figures equal to those drawn (a refresh that brought no usage, a reopening) are not drawn again;
+        # either way figures_shown follows once every chart shows them.
+        if not window.keep_figures(figures):
+            window.show_figures(figures)
+        return True
 
     def _open_session(self, path: str) -> None:
         self._context.open_session(path)

@@ -1,22 +1,19 @@
-"""What the Usage view shows, worked out in a worker from the catalogue's usage records.
+"""What the Usage view shows, worked out in a worker from the catalogue's usage overview.
 
 Everything here is plain Python over :mod:`core.usage` (no Qt): the view's query (a
 :class:`~core.usage.UsageFilter` plus the period and what the bars are stacked by), the date-range
-presets, and :func:`compute_figures`, which adds the records up once per figure with
-:func:`core.usage.report` so every number the view shows is a report's number for the same filter.
+presets, and :func:`compute_figures`, which shapes a :class:`~core.usage.UsageOverview` (every report
+of one filter, added up at once by the catalogue) into the cards, bars and tables, so every number the
+view shows is a report's number for the same filter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from core.usage import UsageFilter, UsageReport, UsageRow, hour_weekday_grid, report
-
-if TYPE_CHECKING:
-    from core.usage import UsageRecord
+from core.usage import UsageFilter, UsageOverview, UsageRow
 
 __all__ = [
     "PERIODS",
@@ -26,7 +23,6 @@ __all__ = [
     "StackSeries",
     "UsageFigures",
     "UsageQuery",
-    "compact",
     "compute_figures",
     "preset_range",
     "summary_cards",
@@ -112,24 +108,16 @@ class Card:
     detail: str = ""
 
 
-def _stacks(
-    records: Sequence[UsageRecord], query: UsageQuery, by_period: UsageReport
-) -> tuple[list[str], list[StackSeries]]:
-    periods = [row.key for row in by_period.rows]
+def _stacks(overview: UsageOverview, query: UsageQuery) -> tuple[list[str], list[StackSeries]]:
+    periods = [row.key for row in overview.periods]
     position = {key: i for i, key in enumerate(periods)}
     parts: dict[str, list[UsageRow]] = {}
     if query.stack == "model":
-        for row in by_period.rows:
+        for row in overview.periods:
             for part in row.model_breakdowns:
                 parts.setdefault(part.key, []).append(replace(part, key=row.key))
     else:
-        projects: dict[str, list[UsageRecord]] = {}
-        for record in records:
-            projects.setdefault(record.project, []).append(record)
-        for project, members in projects.items():
-            rows = report(members, query.period, query.filt).rows
-            if rows:
-                parts[project] = rows
+        parts = overview.project_periods
     ranked = sorted(parts, key=lambda key: (-sum(r.total_cost for r in parts[key]), key))
     series: list[StackSeries] = []
     other = StackSeries(OTHER, [0.0] * len(periods), [0] * len(periods))
@@ -147,104 +135,27 @@ def _stacks(
     return periods, series
 
 
-_BUCKET = 900  # seconds: every time zone's offset is a multiple of 15 minutes
-
-
-@dataclass(slots=True)
-class _Group:
-    """Records being summed by :func:`compact` (the first one stands for them)."""
-
-    first: UsageRecord
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-    total: int
-    cost: float
-    last: float
-    child_tokens: int = 0
-    child_cost: float = 0.0
-
-
-def compact(records: Sequence[UsageRecord]) -> list[UsageRecord]:
-    """``records`` summed per session, model, branch side and quarter of an hour: the same reports, faster.
-
-    Every report the view asks for depends on a record's session, model, project, side of the current
-    path and local day, week, month and hour, all of which are the same within a quarter of an hour in
-    any time zone; a record stands for its group with the group's last timestamp (the session rows' "last
-    used"). On the 2,000-session benchmark history this turns 136,517 records into 21,798, and each
-    report over them takes a sixth of the time. Sums are the same up to the order of float additions.
-    """
-    groups: dict[tuple[str, str, bool, int], _Group] = {}
-    for r in records:
-        key = (r.path, r.model, r.current, int(r.timestamp // _BUCKET))
-        group = groups.get(key)
-        if group is None:
-            groups[key] = _Group(
-                r,
-                r.input,
-                r.output,
-                r.cache_read,
-                r.cache_write,
-                r.total,
-                r.cost,
-                r.timestamp,
-                r.child_tokens,
-                r.child_cost,
-            )
-            continue
-        group.input += r.input
-        group.output += r.output
-        group.cache_read += r.cache_read
-        group.cache_write += r.cache_write
-        group.total += r.total
-        group.cost += r.cost
-        group.child_tokens += r.child_tokens
-        group.child_cost += r.child_cost
-        group.last = max(group.last, r.timestamp)
-    return [
-        g.first._replace(
-            input=g.input,
-            output=g.output,
-            cache_read=g.cache_read,
-            cache_write=g.cache_write,
-            total=g.total,
-            cost=g.cost,
-            child_tokens=g.child_tokens,
-            child_cost=g.child_cost,
-            timestamp=g.last,
-        )
-        for g in groups.values()
-    ]
-
-
-def compute_figures(
-    records: Sequence[UsageRecord], query: UsageQuery, titles: dict[str, str] | None = None
-) -> UsageFigures:
-    """Every figure of the Usage view for ``query`` (a worker runs this).
+def compute_figures(overview: UsageOverview, query: UsageQuery) -> UsageFigures:
+    """Every figure of the Usage view for ``query``, from the overview of its filter and period.
 
     Args:
-        records: the catalogue's usage records (forks' copies dropped).
+        overview: :meth:`core.catalogue.Catalogue.usage_overview` (or :func:`core.usage.overview_of`) of
+            ``query.filt`` and ``query.period``, with at least :data:`TOP_SESSIONS` session rows.
         query: the filter, the bars' period and what they are stacked by.
-        titles: session path -> title, for the top sessions.
     """
-    filt = query.filt
-    breakdown = query.stack == "model"
-    daily = report(records, "daily", filt, breakdown=breakdown and query.period == "daily")
-    by_period = daily if query.period == "daily" else report(records, query.period, filt, breakdown)
-    periods, stacks = _stacks(records, query, by_period)
+    periods, stacks = _stacks(overview, query)
     return UsageFigures(
         query=query,
-        totals=daily.totals,
-        days=daily.rows,
+        totals=overview.totals,
+        days=overview.days,
         periods=periods,
         stacks=stacks,
-        grid=hour_weekday_grid(records, filt),
-        models=report(records, "model", filt).rows,
-        projects=report(records, "project", filt).rows,
-        sessions=report(records, "session", filt, titles=titles).rows[:TOP_SESSIONS],
-        all_projects=sorted({r.project for r in records}),
-        all_models=sorted({r.model for r in records}),
+        grid=overview.grid,
+        models=overview.models,
+        projects=overview.projects,
+        sessions=overview.sessions[:TOP_SESSIONS],
+        all_projects=overview.all_projects,
+        all_models=overview.all_models,
     )
 
 

@@ -23,6 +23,11 @@ __all__ = ["UsageTableModel"]
 
 _ModelIndex = QModelIndex | QPersistentModelIndex
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_SORT, _ITEM = int(Role.SORT), int(Role.ITEM)
+_ANSWERED = frozenset((_DISPLAY, _ALIGNMENT, _TOOLTIP, _SORT, _ITEM))
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class _Column:
     sort: Callable[[UsageRow], object]
     numeric: bool = False
     tip: str = ""
+    sample: str = "99,999.9M"  # about the widest text the column shows (the view sizes it from this)
 
 
 def _session_name(row: UsageRow) -> str:
@@ -47,7 +53,12 @@ def _tokens(pick: Callable[[UsageRow], int], title: str, tip: str) -> _Column:
 
 
 _COST = _Column(
-    "Cost", lambda r: dollars(r.total_cost), lambda r: r.total_cost, True, "cost.total as recorded"
+    "Cost",
+    lambda r: dollars(r.total_cost),
+    lambda r: r.total_cost,
+    True,
+    "cost.total as recorded",
+    "$99,999.99",
 )
 _TOTAL = _tokens(lambda r: r.total_tokens, "Tokens", "totalTokens as recorded")
 _ABANDONED = _Column(
@@ -56,8 +67,9 @@ _ABANDONED = _Column(
     lambda r: r.abandoned_cost,
     True,
     "The part of the cost on branches off each session's current path",
+    "$99,999.99",
 )
-_SESSIONS = _Column("Sessions", lambda r: f"{r.sessions:,}", lambda r: r.sessions, True)
+_SESSIONS = _Column("Sessions", lambda r: f"{r.sessions:,}", lambda r: r.sessions, True, "", "99,999")
 _PARTS = [
     _tokens(lambda r: r.input_tokens, "Input", "Input tokens"),
     _tokens(lambda r: r.output_tokens, "Output", "Output tokens"),
@@ -69,11 +81,20 @@ _PARTS = [
 COLUMNS: dict[str, list[_Column]] = {
     "session": [
         _Column("Session", _session_name, lambda r: _session_name(r).casefold()),
-        _Column("Project", lambda r: r.project, lambda r: r.project.casefold()),
+        _Column(
+            "Project", lambda r: r.project, lambda r: r.project.casefold(), sample="/home/dev/acme-webapp"
+        ),
         _COST,
         _TOTAL,
         _ABANDONED,
-        _Column("Last", lambda r: _day(r.last), lambda r: r.last, False, "The last usage recorded"),
+        _Column(
+            "Last",
+            lambda r: _day(r.last),
+            lambda r: r.last,
+            False,
+            "The last usage recorded",
+            "2026-11-30 23:59",
+        ),
     ],
     "project": [
         _Column("Project", lambda r: r.key, lambda r: r.key.casefold()),
@@ -116,6 +137,10 @@ class UsageTableModel(QAbstractTableModel):
         """The report row at ``row`` (None out of range)."""
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
+    def width_sample(self, section: int) -> str:
+        """About the widest text column ``section`` shows: the view sizes its columns from the font."""
+        return self._columns[section].sample if 0 <= section < len(self._columns) else ""
+
     def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's default argument)
         return 0 if parent.isValid() else len(self._rows)
 
@@ -137,23 +162,23 @@ class UsageTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: _ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid():
+        # A view's paint asks every cell for about ten roles, of which a few are ever answered: those
+        # are told apart by plain ints, before any other call into Qt (each costs a microsecond or so).
+        if role not in _ANSWERED or not index.isValid():
             return None
         row, col = index.row(), index.column()
         if not (0 <= row < len(self._rows) and 0 <= col < len(self._columns)):
             return None
         item, column = self._rows[row], self._columns[col]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return column.display(item)
-        if role == Role.SORT:
+        if role == _SORT:
             return column.sort(item)
-        if role == Role.ITEM:
+        if role == _ITEM:
             return item
-        if role == Qt.ItemDataRole.TextAlignmentRole:
+        if role == _ALIGNMENT:
             return _RIGHT if column.numeric else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _tooltip(self.kind, item)
-        return None
+        return _tooltip(self.kind, item)
 
 
 def _tooltip(kind: str, row: UsageRow) -> str:

@@ -100,6 +100,7 @@ class UsageWindow(QWidget):
         self.setWindowTitle("Usage and Cost — Prime Sessions")
         self.setObjectName("usage_window")
         self.figures: UsageFigures | None = None
+        self.drawn = False  # every chart shows self.figures
         self._drawing = 0  # counts show_figures calls: a newer one ends an older one's steps
         self._today = date.today
         self._build_filters()
@@ -212,9 +213,19 @@ class UsageWindow(QWidget):
         view.verticalHeader().hide()
         view.setAlternatingRowColors(True)
         view.setWordWrap(False)
+        # Widths from the font, not ResizeToContents: that mode measures every row of every column after
+        # each reset, thousands of Python data() calls (a 40 ms stall per change of the figures).
         header = view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        cells, titles = view.fontMetrics(), header.fontMetrics()
+        padding = 2 * cells.horizontalAdvance("M")
+        for section in range(1, model.columnCount()):
+            title = str(model.headerData(section, Qt.Orientation.Horizontal))
+            widest = max(
+                cells.horizontalAdvance(model.width_sample(section)), titles.horizontalAdvance(title)
+            )
+            header.resizeSection(section, widest + padding)
         return view
 
     # ------------------------------------------------------------------ what is asked
@@ -258,10 +269,12 @@ class UsageWindow(QWidget):
         """Show ``figures`` (the answer to the current query); ``figures_drawn`` says when all is drawn.
 
         Each chart's first paint after new data lays its scene out again (tens of milliseconds on a busy
-        machine): the cards and tables are filled at once, the charts one per turn of the event loop, each
-        painted there, so that no turn holds the main thread for long.
+        machine): the cards and tables are filled at once (and painted in the next turn of the event
+        loop), the charts one per later turn, each painted there, so that no turn holds the main thread
+        for long.
         """
         self.figures = figures
+        self.drawn = False
         self._drawing += 1
         drawing = self._drawing
         cost = self.measure == "cost"
@@ -278,12 +291,7 @@ class UsageWindow(QWidget):
             ("model", figures.models),
         ):
             self.tables[kind].set_rows(rows)
-        totals = figures.totals
-        self.status.setText(
-            f"{totals.sessions:,} sessions · {dollars(totals.total_cost)}"
-            f" · {short_tokens(totals.total_tokens)} tokens · every branch counted;"
-            " forks' and clones' copies of their parent's entries counted once"
-        )
+        self._show_status(figures)
 
         def bars() -> None:
             self.bars.set_data(
@@ -299,6 +307,7 @@ class UsageWindow(QWidget):
             )
 
         steps: list[tuple[QWidget, Callable[[], None]]] = [
+            (self.tabs, lambda: None),  # the tables and the cards, painted before any chart
             (self.bars, bars),
             (self.mix, lambda: self.mix.set_data(self._mix(figures, cost), shown)),
             (self.calendar, lambda: self._show_calendar(figures, cost)),
@@ -315,9 +324,29 @@ class UsageWindow(QWidget):
             if steps:
                 QTimer.singleShot(0, self, step)
             else:
+                self.drawn = True
                 self.figures_drawn.emit(figures)
 
-        step()
+        QTimer.singleShot(0, self, step)
+
+    def keep_figures(self, figures: UsageFigures) -> bool:
+        """If ``figures`` equal those drawn (every chart), keep them: ``figures_drawn`` at once, True.
+
+        Nothing is drawn again; False (nothing done) when they differ or are still being drawn.
+        """
+        if not (self.drawn and self.figures == figures):
+            return False
+        self._show_status(figures)
+        self.figures_drawn.emit(self.figures)
+        return True
+
+    def _show_status(self, figures: UsageFigures) -> None:
+        totals = figures.totals
+        self.status.setText(
+            f"{totals.sessions:,} sessions · {dollars(totals.total_cost)}"
+            f" · {short_tokens(totals.total_tokens)} tokens · every branch counted;"
+            " forks' and clones' copies of their parent's entries counted once"
+        )
 
     @staticmethod
     def _offer(box: QComboBox, choices: list[str]) -> None:

@@ -146,6 +146,7 @@ def assert_catalogue_agrees(tmp_path: Path, roots: list[Path]) -> None:
         catalogue.refresh(roots)
         got = catalogue.usage_report("daily", UsageFilter(timezone=UTC), True, roots)
         records = catalogue.usage_records(roots)
+        seen = catalogue.usage_overview(UsageFilter(timezone=UTC), "daily", roots)  # the Usage window's
     finally:
         catalogue.close()
     assert {row.key: [row.total_tokens, pytest.approx(row.total_cost, abs=1e-9)] for row in got.rows} == {
@@ -154,6 +155,10 @@ def assert_catalogue_agrees(tmp_path: Path, roots: list[Path]) -> None:
     assert got.totals.total_tokens == totals[0]
     assert got.totals.total_cost == pytest.approx(totals[1], abs=1e-9)
     assert sum(r.total for r in records) == totals[0]
+    assert {row.key: [row.total_tokens, pytest.approx(row.total_cost, abs=1e-9)] for row in seen.days} == {
+        day: [tokens, pytest.approx(cost, abs=1e-9)] for day, (tokens, cost) in days.items()
+    }
+    assert seen.totals.total_tokens == totals[0]
     for row in got.rows:  # the breakdown adds up to its row
         assert sum(m.total_tokens for m in row.model_breakdowns) == row.total_tokens
 

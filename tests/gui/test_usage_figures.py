@@ -1,50 +1,27 @@
-"""The Usage view's figures: compacted records give the same reports, presets, cards."""
+"""The Usage view's figures: shaped from a usage overview, they say the reports' figures; presets, cards."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, timedelta, timezone
+from datetime import date
 
 import pytest
 
 from core.session import load_session
-from core.usage import UsageFilter, hour_weekday_grid, iter_usage, report
-from gui.models.usage_figures import UsageQuery, compact, compute_figures, preset_range, summary_cards
+from core.usage import UsageFilter, iter_usage, overview_of, report
+from gui.models.usage_figures import (
+    OTHER,
+    STACKED,
+    TOP_SESSIONS,
+    UsageQuery,
+    compute_figures,
+    preset_range,
+    summary_cards,
+)
 from tests.conftest import DEMO
 
 
 def _records() -> list:
     return [r for path in sorted(DEMO.glob("*.jsonl")) for r in iter_usage(load_session(str(path)))]
-
-
-def _rows(rep) -> list:
-    return [
-        (
-            r.key,
-            r.input_tokens,
-            r.output_tokens,
-            r.cache_read_tokens,
-            r.cache_creation_tokens,
-            r.total_tokens,
-            round(r.total_cost, 9),
-            r.sessions,
-            round(r.abandoned_cost, 9),
-            r.models_used,
-            r.last,
-        )
-        for r in [*rep.rows, rep.totals]
-    ]
-
-
-@pytest.mark.parametrize("zone", [None, UTC, timezone(timedelta(hours=5, minutes=45))])
-@pytest.mark.parametrize("kind", ["daily", "weekly", "monthly", "session", "model", "project"])
-def test_compacted_records_give_the_same_reports(kind: str, zone) -> None:
-    records = _records()
-    fewer = compact(records)
-    assert len(fewer) < len(records)
-    for filt in (UsageFilter(timezone=zone), UsageFilter(timezone=zone, branches="abandoned")):
-        assert _rows(report(fewer, kind, filt)) == _rows(report(records, kind, filt))
-    grid, expected = (hour_weekday_grid(r, UsageFilter(timezone=zone)) for r in (fewer, records))
-    assert [v for row in grid for v in row] == pytest.approx([v for row in expected for v in row])
 
 
 def test_presets() -> None:
@@ -57,7 +34,7 @@ def test_presets() -> None:
 
 def test_cards_say_the_reports_figures() -> None:
     records = _records()
-    figures = compute_figures(records, UsageQuery())
+    figures = compute_figures(overview_of(records), UsageQuery())
     daily = report(records, "daily", UsageFilter())
     cards = {card.caption: card for card in summary_cards(figures)}
     assert cards["Active days"].value == str(len(daily.rows))
@@ -73,9 +50,26 @@ def test_cards_say_the_reports_figures() -> None:
 def test_stacks_add_up_and_group_the_rest_as_other() -> None:
     records = _records()
     for stack in ("model", "project"):
-        figures = compute_figures(records, UsageQuery(period="weekly", stack=stack))
+        query = UsageQuery(period="weekly", stack=stack)
+        figures = compute_figures(overview_of(records, query.filt, query.period), query)
         weekly = report(records, "weekly", UsageFilter())
         assert figures.periods == [row.key for row in weekly.rows]
         for i, row in enumerate(weekly.rows):
             assert sum(s.cost[i] for s in figures.stacks) == pytest.approx(row.total_cost)
             assert sum(s.tokens[i] for s in figures.stacks) == row.total_tokens
+
+
+def test_the_figures_are_the_overviews_and_the_rest_is_other() -> None:
+    records = _records()
+    query = UsageQuery(UsageFilter(branches="abandoned"), "daily", "project")
+    source = overview_of(records, query.filt, query.period, top=TOP_SESSIONS + 5)
+    figures = compute_figures(source, query)
+    assert (figures.totals, figures.days, figures.grid) == (source.totals, source.days, source.grid)
+    assert figures.sessions == source.sessions[:TOP_SESSIONS]
+    assert figures.periods == [row.key for row in source.periods]
+    names = [s.name for s in figures.stacks]
+    assert len(names) <= STACKED + 1 and (OTHER not in names or names[-1] == OTHER)
+    ranked = sorted(
+        source.project_periods, key=lambda p: -sum(r.total_cost for r in source.project_periods[p])
+    )
+    assert names[: min(STACKED, len(ranked))] == ranked[: min(STACKED, len(names))]

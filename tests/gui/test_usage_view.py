@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from core.catalogue import Catalogue
 from core.formatting import dollars
-from core.usage import UsageFilter, report
+from core.usage import UsageFilter, overview_of, report
 from gui.main_window import MainWindow
 from gui.models.usage_figures import UsageQuery, compute_figures, preset_range, summary_cards
 from gui.models.usage_tables import UsageTableModel
@@ -117,13 +117,30 @@ def test_cost_and_tokens(qtbot, window: MainWindow) -> None:
     figures = usage.figures
     assert usage.measure == "cost"
     first = usage.bars.bar_sets()[0].sum()
-    usage.set_measure("tokens")
+    with qtbot.waitSignal(usage.figures_drawn, timeout=TIMEOUT):  # the charts are drawn one per turn
+        usage.set_measure("tokens")
     assert usage.measure == "tokens"
     assert usage.figures is figures  # redrawn from the same figures, nothing asked again
     assert usage.bars.bar_sets()[0].sum() != first
     cards = summary_cards(figures, "tokens")
     assert usage.cards[5].value.text() == cards[5].value  # the peak day in tokens
     assert "Tokens" in usage.bars.chart_object.title()
+
+
+def test_equal_figures_are_kept_not_drawn_again(qtbot, window: MainWindow) -> None:
+    usage = _show(qtbot, window)
+    drawn = usage.figures
+    calls: list = []
+    original = usage.show_figures
+    usage.show_figures = lambda figures: (calls.append(figures), original(figures))
+    usage.close()
+    window.usage.catalogue_refreshed(True)  # hidden: the figures are stale, worked out again on opening
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT) as shown:
+        window.usage.show_window()
+    assert shown.args[0] is drawn and usage.figures is drawn and calls == []  # nothing changed
+    assert usage.status.text().startswith(f"{drawn.totals.sessions:,} sessions")
+    _choose(qtbot, window, usage.branches_box, "current")  # other figures are drawn
+    assert len(calls) == 1 and usage.figures is calls[0] and usage.figures != drawn
 
 
 def test_double_clicking_a_top_session_opens_it(qtbot, window: MainWindow) -> None:
@@ -189,7 +206,7 @@ def test_the_window_updates_as_a_session_grows(qtbot, window: MainWindow, sessio
 
 
 def test_the_table_model_passes_the_model_tester(qtmodeltester, qtbot, window: MainWindow) -> None:
-    figures = compute_figures(_records(window), UsageQuery())
+    figures = compute_figures(overview_of(_records(window)), UsageQuery())
     for kind, rows in (
         ("session", figures.sessions),
         ("project", figures.projects),
