@@ -3,15 +3,17 @@
 Whole processes, taking turns run after run so a busy machine slows them alike (wall time around
 ``Popen`` + ``os.wait4``, peak RSS of the process and its children from ``ru_maxrss``):
 
-* ``ours``: ``prime-sessions export FILE --tree -o OUT.pdf`` (this checkout; one child process per
-  processor, see ``gui.pdf_export.part_count``);
-* ``ours-1``: the same with ``PRIME_SESSIONS_PDF_PARTS=1`` (one child process paints every page);
+* ``ours-1``: ``prime-sessions export FILE --tree -o OUT.pdf`` (this checkout) with
+  ``PRIME_SESSIONS_PDF_PARTS=1``: one child process lays out and paints every page;
+* ``ours-2``: the same with two child processes, each painting half of the pages (without the variable
+  the export uses as many as the load leaves processors idle, see ``gui.pdf_export.part_count``);
 * ``before``: the same command in another checkout (``--repo``, e.g. ``git archive`` of the commit
   before), which laid the PDF out in its own process;
 * ``floor``: ``benchmarks/pdf_floor.py --pages N`` with N the export's page count (its own figure: QPdfWriter
   alone, after Qt started).
 
-Then, in this process, where the time of one child goes: the Markdown turned into HTML, the HTML parsed and
+The outputs of the last run are compared page by page (count, text, and every 25th page drawn). Then,
+in this process, where the time of one child goes: the Markdown turned into HTML, the HTML parsed and
 laid out (``gui.pdf_export.document.Pages``), each half of the pages painted, and the halves joined.
 
 Usage::
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -106,6 +109,40 @@ def breakdown(session: Path) -> list[str]:
     return lines
 
 
+def same_pages(paths: list[Path]) -> list[str]:
+    """Whether the PDFs have the same pages: count, text (Qt's PDF reader, pdfium) and look (every 25th)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtPdf import QPdfDocument
+
+    app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
+    documents = []
+    for path in paths:
+        document = QPdfDocument()
+        document.load(str(path))
+        documents.append(document)
+    reference, *others = documents
+    lines = []
+    for path, document in zip(paths[1:], others, strict=True):
+        count = document.pageCount()
+        same_text = count == reference.pageCount() and all(
+            document.getAllText(page).text() == reference.getAllText(page).text() for page in range(count)
+        )
+        sampled = range(0, min(count, reference.pageCount()), 25)
+        size = QSize(298, 421)  # 36 dpi
+        same_look = all(document.render(page, size) == reference.render(page, size) for page in sampled)
+        lines.append(
+            f"{path.name} against {paths[0].name}: {count:,} pages against {reference.pageCount():,}, "
+            f"text of every page {'the same' if same_text else 'DIFFERENT'}, "
+            f"{len(sampled)} pages drawn {'the same' if same_look else 'DIFFERENTLY'}"
+        )
+    for document in documents:
+        document.close()
+    del app
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--session", type=Path, default=DEFAULT_SESSION)
@@ -121,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="pdf-parts-"))
     export = [sys.executable, "-m", "gui.launcher", "export", str(session), "--tree", "--force", "-o"]
     commands: dict[str, tuple[list[str], dict[str, str], Path]] = {
-        "ours": ([*export, str(work / "ours.pdf")], env, REPO),
         "ours-1": ([*export, str(work / "ours-1.pdf")], dict(env, PRIME_SESSIONS_PDF_PARTS="1"), REPO),
+        "ours-2": ([*export, str(work / "ours-2.pdf")], dict(env, PRIME_SESSIONS_PDF_PARTS="2"), REPO),
     }
     if args.repo:
         commands["before"] = ([*export, str(work / "before.pdf")], env, args.repo.resolve())
@@ -136,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             samples[key].append((wall, peak))
             print(f"run {run + 1}: {key} {wall:.2f} s", file=sys.stderr, flush=True)
             if not pages:
-                pages = count_pages(work / "ours.pdf")
+                pages = count_pages(work / "ours-1.pdf")
         floor = [sys.executable, str(REPO / "benchmarks" / "pdf_floor.py"), "--pages", str(pages)]
         wall, peak, out = run_once(floor, env, REPO)
         samples["floor"].append((wall, peak))
@@ -159,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
             f"| {key} | {median:.2f} s ({min(walls):.2f} s) | {max(p for _w, p in runs):,.0f} MiB | {ratio} |"
         )
     lines.append(f"| floor (pdf_floor.py's own figure) | {floor_median:.2f} s | | |")
+    outputs = [work / "before.pdf"] if args.repo else []
+    outputs += [work / "ours-1.pdf", work / "ours-2.pdf"]
+    lines += ["", *same_pages(outputs)]
+    shutil.rmtree(work, ignore_errors=True)
     if not args.no_breakdown:
         lines += ["", "| one child's work (in process) | seconds |", "|---|---:|", *breakdown(session)]
     print("\n".join(lines))

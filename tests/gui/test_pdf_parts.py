@@ -158,9 +158,17 @@ def test_a_child_that_dies_fails_the_export_with_a_sentence() -> None:
 
 
 def test_part_count_follows_the_size_and_the_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
     monkeypatch.delenv("PRIME_SESSIONS_PDF_PARTS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3, 4, 5}, raising=False)
     assert part_count(1000) == 1
-    assert 1 <= part_count(30_000_000) <= 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
+    assert part_count(30_000_000) == 4  # at most four
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.6, 3.0, 2.0))  # 3.6 processors busy elsewhere
+    assert part_count(30_000_000) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert part_count(30_000_000) == 1
     monkeypatch.setenv("PRIME_SESSIONS_PDF_PARTS", "3")
     assert part_count(1000) == 3
     monkeypatch.setenv("PRIME_SESSIONS_PDF_PARTS", "9")
