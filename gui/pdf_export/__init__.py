@@ -153,7 +153,7 @@ def _collect(
                 pieces[index] = message[1]
                 open_connections.remove(ready)
             else:
-                raise PdfFailed(f"The PDF could not be made ({message[1]}).")
+                raise PdfFailed(message[1])
     return [pieces[index] for index in range(len(children))]
 
 

@@ -4,7 +4,8 @@ It is started by :func:`gui.pdf_export.markdown_to_pdf` with ``spawn`` and talks
 
 * it receives ``(markdown, title, part, parts)``;
 * it sends ``("pages", count, start, stop)`` once laid out (its pages are ``start`` to ``stop``),
-  ``("page", index)`` after each page painted, then ``("pdf", data)``; or ``("error", sentence)``.
+  ``("page", index)`` after each page painted, then ``("pdf", data)``; or ``("error", sentence)``
+  (a sentence to show as it is).
 
 Qt is imported here, in the child, never in the process that asked for the PDF (the window or the CLI).
 """
@@ -28,8 +29,11 @@ def run(connection: Connection) -> None:
         _lay_out_and_paint(connection, markdown, title, part, parts)
     except (EOFError, BrokenPipeError):
         return  # the parent is gone or stopped the export
-    except Exception as err:
-        connection.send(("error", f"{type(err).__name__}: {err}"))
+    except ImportError as err:  # a broken Qt installation: the CLI's other commands still work
+        connection.send(("error", f"PDF export needs the Qt libraries, which cannot load ({err})."))
+    except Exception as err:  # a sentence for the parent to show, never a traceback
+        detail = " ".join(str(err).split())  # one line, whatever the message
+        connection.send(("error", f"The PDF could not be made ({type(err).__name__}: {detail})."))
     finally:
         connection.close()
 

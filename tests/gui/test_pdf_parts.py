@@ -213,3 +213,9 @@ def _class_rules() -> str:
     from gui.pdf_export.document import _STYLE
 
     return _STYLE + pygments_css(dark=False)
+
+
+def test_an_error_in_a_child_is_one_sentence() -> None:
+    with pytest.raises(PdfFailed, match=r"^The PDF could not be made \(TypeError: .*\)\.$"):
+        markdown_to_pdf("# title", title=42)  # QPdfWriter.setTitle takes a string
+    assert _children() == []
