@@ -105,7 +105,10 @@ def markdown_to_pdf(
         if progress is not None:
             progress("layout", 0, 0)
         for index, (_process, connection) in enumerate(children):
-            connection.send((markdown, title, index, count))
+            try:
+                connection.send((markdown, title, index, count))
+            except OSError as err:  # it died before reading (killed, out of memory)
+                raise PdfFailed("The PDF could not be made: its layout process stopped.") from err
         pieces = _collect(children, progress, cancel)
     finally:
         for child, connection in children:
@@ -132,6 +135,8 @@ def _collect(
         if cancel is not None and cancel.is_set():
             raise PdfCancelled
         for ready in wait(open_connections, timeout=_POLL):
+            if cancel is not None and cancel.is_set():
+                raise PdfCancelled  # told after any page: no later page is reported
             assert isinstance(ready, Connection)
             index = by_connection[id(ready)]
             try:

@@ -122,7 +122,7 @@ def join_pdfs(parts: list[bytes]) -> bytes:
             header = _HEADER.match(body)
             if header is None or int(header.group(1)) != number:
                 raise PdfJoinError(f"object {number} is not where the cross-reference table says")
-            stream = _STREAM.search(body)
+            stream = _STREAM.search(body) if b"endstream" in body[-40:] else None
             head, rest = (body, b"") if stream is None else (body[: stream.end()], body[stream.end() :])
             out += b"%d 0 obj" % (number + base)
             out += _TOKEN.sub(renumber, head[header.end() :])
