@@ -219,3 +219,26 @@ def test_an_error_in_a_child_is_one_sentence() -> None:
     with pytest.raises(PdfFailed, match=r"^The PDF could not be made \(TypeError: .*\)\.$"):
         markdown_to_pdf("# title", title=42)  # QPdfWriter.setTitle takes a string
     assert _children() == []
+
+
+def test_the_cli_writes_a_two_part_pdf_and_leaves_nothing_else(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "demo.pdf"
+    demo = sorted(DEMO.glob("*.jsonl"))[2]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PRIME_SESSIONS_PDF_PARTS": "2"}
+    argv = [sys.executable, "-m", "gui.launcher", "export", str(demo), "--tree", "-o", str(target)]
+    result = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    env["PRIME_SESSIONS_PDF_PARTS"] = "1"
+    one = folder / "one.pdf"
+    argv[-1] = str(one)
+    assert subprocess.run(argv, cwd=REPO, capture_output=True, env=env, timeout=120).returncode == 0
+    assert _letters(target.read_bytes()) == _letters(one.read_bytes())
+    assert sorted(path.name for path in folder.iterdir()) == ["demo.pdf", "one.pdf"]  # no temporary left
