@@ -114,7 +114,8 @@ def run_export(
     """Render and write one export (in a worker); returns the target, files written and redaction counts.
 
     ``progress`` gets the PDF's stages and pages (see :func:`gui.pdf_export.markdown_to_pdf`);
-    ``cancel`` stops a PDF between pages, and any export before its file is written.
+    ``cancel`` stops a PDF within a tenth of a second (its processes are killed), and any export before
+    its file is written.
 
     Raises:
         ExportCancelled: ``cancel`` was set before anything was written.
@@ -122,8 +123,8 @@ def run_export(
     from core.export import save_export
 
     def pdf_writer(markdown: str, title: str) -> bytes:
-        # The worker thread lays out the PDF: QTextDocument and QPdfWriter are not GUI widgets, so
-        # this is allowed off the GUI thread.
+        # Child processes lay out and paint the PDF (gui.pdf_export): this worker thread only waits for
+        # them, so no Qt runs beside the GUI thread, and cancelling kills them.
         from gui.pdf_export import PdfCancelled, markdown_to_pdf
 
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -140,15 +139,10 @@ def write_session(path: Path, messages: list[tuple[str, str]]) -> Path:
 def test_a_pdf_shows_its_pages_and_cancel_stops_it_writing_nothing(
     qtbot, tmp_path: Path, runner: TaskRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gui.pdf_export
+    from gui.pdf_export.child import PAGE_SECONDS
 
-    paint = gui.pdf_export._paint_page
-
-    def slow_paint(*args: object) -> None:  # a long export, whatever the machine's speed
-        time.sleep(0.05)
-        paint(*args)
-
-    monkeypatch.setattr(gui.pdf_export, "_paint_page", slow_paint)
+    # A long export, whatever the machine's speed (the child processes read the variable).
+    monkeypatch.setenv(PAGE_SECONDS, "0.05")
     folder = tmp_path / "sessions"
     long = "Many words about caching and retries. " * 60
     path = write_session(folder / "long.jsonl", [(f"{i:08x}", long) for i in range(150)])
