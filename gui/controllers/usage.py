@@ -142,10 +142,11 @@ class UsageController(QObject):
         def step() -> None:
             if self.window is not window or self._closed:
                 return
-            if window.build_part():
-                QTimer.singleShot(0, window, step)
-            else:
-                self._present(window)
+            if window.built:
+                self._present(window)  # showing lays the window out: a turn of its own
+                return
+            window.build_part()
+            QTimer.singleShot(0, window, step)
 
         QTimer.singleShot(0, window, step)
 
