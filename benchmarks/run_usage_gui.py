@@ -4,16 +4,19 @@ Every run is a fresh child process (this script with ``--child``): the window ov
 with its warm catalogue (``benchmarks/out/history``, ``benchmarks/out/catalogue``, see run_catalogue.py),
 once its start-up refresh has finished. Measured in the child, with ``time.perf_counter``:
 
-* ``first``: ``show_window()`` to ``figures_shown``: the first opening (the window made and shown, the
-  catalogue's usage overview computed in a worker, the cards and tables filled, every chart drawn);
+* ``first``: ``show_window()`` to ``figures_shown``: the first opening (the window made, a part per turn
+  of the event loop, and shown, the catalogue's usage overview computed in a worker once it has painted,
+  the cards and tables filled, every chart drawn);
 * ``shown``: ``show_window()`` to the end of the first ``show_figures`` call (cards and tables filled);
   ``first cpu`` and ``again cpu``: the process's CPU time (every thread) over those steps;
 * ``filter``: a change of filter (the cheapest model) to its figures drawn;
-* ``again``: the window closed, the catalogue refreshed meanwhile (nothing changed), and the window shown
-  again (its old figures on show at once, the new ones computed; equal, they are kept, not drawn again);
+* ``again``: the window closed, 100 ms later the catalogue refreshed (nothing changed) and the window
+  shown again: from that showing (its old figures on show at once, the new ones computed; equal, they are
+  kept, not drawn again); the closing's turn counts in the stall;
 * ``stall``: the longest gap between ticks of a 5 ms timer (started before the first opening) that ends
-  after the first ``show_window()`` call, to the end, minus 5 ms (target: none over 50 ms); ``paint``: the
-  longest single ``show_figures`` call.
+  after the first ``show_window()`` call, to the end, minus 5 ms (target: none over 50 ms); where each run's
+  longest one ended is printed (the step under way, and how long after it began); ``paint``: the longest
+  single ``show_figures`` call.
 
 Usage::
 
@@ -59,6 +62,7 @@ def child(root: Path, catalogue: Path) -> int:
     steps = ["first", "filter", "again"]
     started = {"t": 0.0, "cpu": 0.0}
     opened = {"t": 0.0}
+    begun: dict[str, float] = {}  # each step's start
 
     def measure_paint(usage: object) -> None:
         original = usage.show_figures  # type: ignore[attr-defined]
@@ -79,13 +83,18 @@ def child(root: Path, catalogue: Path) -> int:
         if not steps:
             timer.stop()
             # Gaps ending after the first show_window() call: the window's construction counts too.
-            gaps = [b - a for a, b in itertools.pairwise(ticks) if b > opened["t"]]
-            result["stall"] = max(gaps, default=0.0) - 0.005
+            gaps = [(b - a, b) for a, b in itertools.pairwise(ticks) if b > opened["t"]]
+            gap, end = max(gaps, default=(0.0, 0.0))
+            result["stall"] = gap - 0.005
+            # Where it ended: the step under way then, and how long after that step began.
+            step = max((t, name) for name, t in begun.items() if t <= end)[1] if end else ""
+            where = f"{step} +{(end - begun[step]) * 1000:.0f} ms" if step else ""
             result["paint"] = max(paints, default=0.0)
-            print("RESULT " + json.dumps(result), flush=True)
+            print("RESULT " + json.dumps({**result, "where": where}), flush=True)
             app.quit()
             return
         started["t"], started["cpu"] = time.perf_counter(), time.process_time()
+        begun[steps[0]] = started["t"]
         usage = window.usage.window
         if steps[0] == "first":
             opened["t"] = started["t"]
@@ -96,8 +105,13 @@ def child(root: Path, catalogue: Path) -> int:
             box.setCurrentIndex(box.findData(usage.figures.models[-1].key))
         else:
             usage.close()
-            window.usage.catalogue_refreshed(True)  # hidden: the figures are only marked stale
-            window.usage.show_window()
+
+            def reopen() -> None:  # as a user would: a while after closing it, not in the same turn
+                started["t"], started["cpu"] = time.perf_counter(), time.process_time()
+                window.usage.catalogue_refreshed(True)  # hidden: the figures are only marked stale
+                window.usage.show_window()
+
+            QTimer.singleShot(100, reopen)
 
     def refreshed(_ok: bool) -> None:
         window.catalogue.refresh_finished.disconnect(refreshed)
@@ -148,6 +162,7 @@ def main() -> int:
             line = next(line for line in out.splitlines() if line.startswith("RESULT "))
             if run:  # the first run warms the page cache and the bytecode
                 results.append(json.loads(line[7:]))
+    print("longest stall of each run ended in: " + "; ".join(r.pop("where") for r in results))
     print(f"| measurement | median | worst of {args.runs} | target |")
     print("|---|---:|---:|---|")
     for key, target in (

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
 from core.formatting import dollars, short_tokens
@@ -104,6 +104,7 @@ class UsageController(QObject):
         self._shown_generation = -1
         self._running = False  # a computation is under way
         self._pending = False  # and another was asked for meanwhile
+        self._closed = False  # the main window is closing: the window is not made or shown any more
         self.action = actions.add(
             "view.usage",
             "&Usage and Cost",
@@ -120,20 +121,47 @@ class UsageController(QObject):
 
     # ------------------------------------------------------------------ the window
     def show_window(self) -> UsageWindow:
-        """Show the Usage window (made on first use) and bring its figures up to date."""
+        """Show the Usage window (made on first use) and bring its figures up to date.
+
+        The first time, the window is made one part per turn of the event loop and shown once whole
+        (:meth:`UsageWindow.build_part`), so that no turn holds the main thread for long.
+        """
         window = self.window
         if window is None:
-            window = self.window = UsageWindow(self._context.dialog_parent)
+            window = self.window = UsageWindow(self._context.dialog_parent, staged=True)
             window.query_changed.connect(lambda _query: self.update())
             window.session_activated.connect(self._open_session)
             window.figures_drawn.connect(self.figures_shown)
             window.status.setText("Reading usage…")
+            self._build(window)
+        elif window.built:
+            self._present(window)
+        return window
+
+    def _build(self, window: UsageWindow) -> None:
+        def step() -> None:
+            if self.window is not window or self._closed:
+                return
+            if window.built:
+                self._present(window)  # showing lays the window out: a turn of its own
+                return
+            window.build_part()
+            QTimer.singleShot(0, window, step)
+
+        QTimer.singleShot(0, window, step)
+
+    def _present(self, window: UsageWindow) -> None:
+        shown = window.isVisible()
         window.show()
         window.raise_()
         window.activateWindow()
         if self._shown_generation != self._generation or window.figures is None:
-            self.update()  # the figures of before stay on show until the new ones are drawn
-        return window
+            # The figures of before stay on show until the new ones are drawn; the worker starts once the
+            # window has painted, so that the two do not fight over the GIL.
+            if shown:
+                self.update()
+            else:
+                window.after_paint(self.update)
 
     @property
     def visible(self) -> bool:
@@ -210,6 +238,7 @@ class UsageController(QObject):
 
     def close(self) -> None:
         """Close the window (the main window is closing)."""
+        self._closed = True
         if self.window is not None:
             self.window.close()
 

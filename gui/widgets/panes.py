@@ -6,10 +6,13 @@ is wired by the window to the controllers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QRegion, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractScrollArea,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
@@ -31,7 +34,7 @@ from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
 from gui.widgets.message_view import MessageView
 
-__all__ = ["BranchTreePane", "FilterModeBox", "MessagePane", "SessionListPane", "SessionTable"]
+__all__ = ["BranchTree", "BranchTreePane", "FilterModeBox", "MessagePane", "SessionListPane", "SessionTable"]
 
 
 def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
@@ -51,7 +54,57 @@ class _ElideMiddle(QStyledItemDelegate):
         option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
-class SessionTable(QTableView):
+# The mixin below is a plain class at run time (PySide builds each view from one Qt class); mypy checks
+# its methods as an item view's.
+if TYPE_CHECKING:
+    _ItemView = QAbstractItemView
+else:
+    _ItemView = object
+
+
+class _MarksOnFocus(_ItemView):
+    """An item view that repaints only what looks different when its window or the focus comes and goes.
+
+    Qt repaints every visible cell of an item view when its window is activated or deactivated
+    (``QAbstractItemView::viewportEvent``) and when the view gains or loses the focus (``QWidget``'s
+    handlers update the widget, so every child under it, and ``QAbstractItemView``'s the viewport): 17-27
+    ms for the session table, in the very turn another window (the Usage window) is shown or closed. What
+    changes is how the selected rows are drawn (the style is told whether the window is active) and the
+    current cell's focus mark: only those, and the frame, are repainted. Where the palette's active and
+    inactive groups differ, ``QWidget`` still repaints the whole view on (de)activation itself.
+    """
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.WindowActivate, QEvent.Type.WindowDeactivate):
+            self._update_marks()
+            return QAbstractScrollArea.viewportEvent(self, event)  # without QAbstractItemView's repaint
+        return super().viewportEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self._update_marks()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        current = self.currentIndex()
+        if not current.isValid():
+            super().focusInEvent(event)  # Qt makes the first row current (and repaints)
+            return
+        # The rest of what QAbstractItemView.focusInEvent does when there is a current index.
+        editable = bool(current.flags() & Qt.ItemFlag.ItemIsEditable)
+        self.setAttribute(Qt.WidgetAttribute.WA_InputMethodEnabled, editable)
+        self._update_marks()
+
+    def _update_marks(self) -> None:
+        self.update(QRegion(self.rect()) - QRegion(self.viewport().geometry()))  # the frame only
+        viewport = self.viewport()
+        selection = self.selectionModel()
+        if selection is not None and selection.hasSelection():
+            viewport.update(self.visualRegionForSelection(selection.selection()))
+        current = self.currentIndex()
+        if current.isValid():
+            viewport.update(self.visualRect(current))
+
+
+class SessionTable(_MarksOnFocus, QTableView):
     """The session table: the title takes the free width; when the pane is narrow the figures give way.
 
     Columns that do not fit are hidden, the message count first, then tokens, then cost, so the title,
@@ -157,6 +210,10 @@ class SessionListPane(QWidget):
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
 
 
+class BranchTree(_MarksOnFocus, QTreeView):
+    """The branch tree's view (a plain tree view that repaints little when the focus moves)."""
+
+
 class FilterModeBox(QComboBox):
     """The branch tree's filter modes under the names people read ("User messages"), keyed by mode."""
 
@@ -184,7 +241,7 @@ class BranchTreePane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tree_model = BranchTreeModel(parent=self)
-        self.tree = tree = QTreeView()
+        self.tree = tree = BranchTree()
         tree.setModel(self.tree_model)
         tree.setUniformRowHeights(True)
         tree.setHeaderHidden(True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from PySide6.QtCore import QEvent, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QPaintEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -67,7 +67,9 @@ class _CardWidget(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.caption, self.value, self.detail = QLabel(), QLabel(), QLabel()
+        # A blank to begin with, not nothing: an empty label has no height, and the cards growing when the
+        # first figures come would move everything under them (and paint it all again).
+        self.caption, self.value, self.detail = QLabel("\u00a0"), QLabel("\u00a0"), QLabel("\u00a0")
         font = self.value.font()
         font.setPointSizeF(font.pointSizeF() * 1.6)
         font.setBold(True)
@@ -95,7 +97,8 @@ class UsageWindow(QWidget):
     closed = Signal()
     figures_drawn = Signal(object)  # the UsageFigures now drawn in every chart
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, staged: bool = False) -> None:
+        """The window, whole; with ``staged`` only its filters and cards, the rest by :meth:`build_part`."""
         super().__init__(parent, Qt.WindowType.Window)
         self.setWindowTitle("Usage and Cost — Prime Sessions")
         self.setObjectName("usage_window")
@@ -103,26 +106,53 @@ class UsageWindow(QWidget):
         self.drawn = False  # every chart shows self.figures
         self._drawing = 0  # counts show_figures calls: a newer one ends an older one's steps
         self._today = date.today
+        self._after_paint: Callable[[], None] | None = None
+        self._paint_fallback = QTimer(self)
+        self._paint_fallback.setSingleShot(True)
+        self._paint_fallback.setInterval(250)
+        self._paint_fallback.timeout.connect(self._painted)
+        self._charts: list[TimeBars | MixChart | HeatChart] = []
         self._build_filters()
         self.cards = [_CardWidget() for _ in range(8)]
         cards = QGridLayout()
         cards.setSpacing(6)
         for i, card in enumerate(self.cards):
             cards.addWidget(card, 0, i)
+        self.status = QLabel()
+        self.status.setEnabled(False)
+        self._body = QSplitter(Qt.Orientation.Vertical)
+        self._body.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.filters)
+        layout.addLayout(cards)
+        layout.addWidget(self._body, 1)
+        layout.addWidget(self.status)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
+        self.resize(1600, 1000)
+        # Making the whole window takes 25-30 ms (Qt Charts' first charts, PySide's enums made on first
+        # use, three table views): the usage controller builds it one part per turn of the event loop.
+        self._parts: list[Callable[[], None]] = [self._build_charts, self._build_tables]
+        while not staged and self.build_part():
+            pass
+
+    @property
+    def built(self) -> bool:
+        """Whether every part of the window is made (see :meth:`build_part`)."""
+        return not self._parts
+
+    def build_part(self) -> bool:
+        """Make the next part of the window (the charts, then the tables); whether any is left to make."""
+        if self._parts:
+            self._parts.pop(0)()
+        return bool(self._parts)
+
+    # ------------------------------------------------------------------ building
+    def _build_charts(self) -> None:
         self.bars = TimeBars()
         self.mix = MixChart("Model mix")
         self.calendar = HeatChart("Calendar")
         self.hours = HeatChart("Cost by weekday and hour")
-        self.tables = {kind: UsageTableModel(kind, self) for kind in ("session", "project", "model")}
-        self.views: dict[str, QTableView] = {}
-        self.tabs = QTabWidget()
-        for kind, title in (("session", "Top sessions"), ("project", "Projects"), ("model", "Models")):
-            self.views[kind] = view = self._table(self.tables[kind])
-            self.tabs.addTab(view, title)
-        self.views["session"].doubleClicked.connect(self._on_session_double_clicked)
-        self.status = QLabel()
-        self.status.setEnabled(False)
-
+        self._charts = [self.bars, self.mix, self.calendar, self.hours]
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.bars)
         top.addWidget(self.mix)
@@ -131,22 +161,26 @@ class UsageWindow(QWidget):
         middle.addWidget(self.calendar)
         middle.addWidget(self.hours)
         middle.setSizes([1000, 600])
-        body = QSplitter(Qt.Orientation.Vertical)
-        for part in (top, middle, self.tabs):
-            body.addWidget(part)
+        for part in (top, middle):
+            self._body.addWidget(part)
             part.setMinimumHeight(150)
-        body.setSizes([330, 230, 300])
-        body.setChildrenCollapsible(False)
-        layout = QVBoxLayout(self)
-        layout.addLayout(self.filters)
-        layout.addLayout(cards)
-        layout.addWidget(body, 1)
-        layout.addWidget(self.status)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
-        self.resize(1600, 1000)
         self.restyle()
 
-    # ------------------------------------------------------------------ building
+    def _build_tables(self) -> None:
+        self.tables = {kind: UsageTableModel(kind, self) for kind in ("session", "project", "model")}
+        self.views: dict[str, QTableView] = {}
+        self.tabs = QTabWidget()
+        # Without the panel frame (the table has its own): Fusion fills the whole panel under the table
+        # before the table paints, a third of what reopening the window cost.
+        self.tabs.setDocumentMode(True)
+        for kind, title in (("session", "Top sessions"), ("project", "Projects"), ("model", "Models")):
+            self.views[kind] = view = self._table(self.tables[kind])
+            self.tabs.addTab(view, title)
+        self.views["session"].doubleClicked.connect(self._on_session_double_clicked)
+        self._body.addWidget(self.tabs)
+        self.tabs.setMinimumHeight(150)
+        self._body.setSizes([330, 230, 300])
+
     def _build_filters(self) -> None:
         self.range_box = _combo(PRESETS, "Which days count (in this machine's time zone)")
         self.range_box.setCurrentIndex(list(PRESETS).index("all"))
@@ -213,6 +247,9 @@ class UsageWindow(QWidget):
         view.verticalHeader().hide()
         view.setAlternatingRowColors(True)
         view.setWordWrap(False)
+        # A scroll bar that comes and goes with the rows narrows the viewport after a change of the
+        # figures: the columns are stretched again and every cell painted twice more.
+        view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         # Widths from the font, not ResizeToContents: that mode measures every row of every column after
         # each reset, thousands of Python data() calls (a 40 ms stall per change of the figures).
         header = view.horizontalHeader()
@@ -291,6 +328,8 @@ class UsageWindow(QWidget):
             ("model", figures.models),
         ):
             self.tables[kind].set_rows(rows)
+            # Laid out now, not by the first paint, which would ask for a second one.
+            self.views[kind].executeDelayedItemsLayout()
         self._show_status(figures)
 
         def bars() -> None:
@@ -416,10 +455,38 @@ class UsageWindow(QWidget):
 
     def restyle(self) -> None:
         """Draw the charts in the current palette."""
-        for chart in (self.bars, self.mix, self.calendar, self.hours):
+        for chart in self._charts:  # those made so far
             chart.restyle()
 
+    def after_paint(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once, in the turn of the event loop after the window's next paint.
+
+        The usage controller starts its worker there: Python in a worker thread holds the GIL for up to
+        5 ms at a time, and every call into Python a paint makes waits for it (a first paint took 2-4
+        times as long beside the worker). If no paint comes (a window shown but not exposed), in 250 ms.
+        """
+        self._after_paint = callback
+        self._paint_fallback.start()
+
+    def _painted(self) -> None:
+        self._paint_fallback.stop()
+        callback, self._after_paint = self._after_paint, None
+        if callback is not None:
+            callback()
+
     # ------------------------------------------------------------------ events
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._after_paint is not None:
+            QTimer.singleShot(0, self, self._painted)  # the children are painted in this turn too
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # Showing lays the window out: the tab widget, the tables' scroll bars and each chart's own layout
+        # ask for it in posted events, which would come after the first paint and paint most of the
+        # window a second time in the same turn. They are carried out now, before anything is painted.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
             self.restyle()

@@ -245,3 +245,78 @@ def test_the_open_session_shows_its_subtrees_and_abandoned_branches(qtbot, windo
     entry = window.tree_model.entry_for_index(root)
     tip = root.data(Qt.ItemDataRole.ToolTipRole)
     assert f"{totals[entry.id][0]:,} tokens" in tip
+
+
+def test_a_long_title_is_shown_by_its_first_line_and_told_whole(qtbot) -> None:
+    from core.usage import UsageRow
+
+    title = "Fix the exporter\n\n" + "and then a long explanation " * 40
+    rows = [UsageRow("/s/long.jsonl", title=title, project="/p"), UsageRow("/s/short.jsonl", title="Short")]
+    model = UsageTableModel("session")
+    model.set_rows(rows)
+    assert model.index(0, 0).data() == "Fix the exporter"
+    assert model.index(1, 0).data() == "Short"
+    assert title in model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)  # the tooltip has all of it
+    rows[1].title = "word " * 100
+    model.set_rows(rows)
+    shown = model.index(1, 0).data()
+    assert len(shown) == 160 and shown.endswith("…") and shown.startswith("word word")
+
+
+def test_the_window_is_made_in_parts_and_shown_whole(qtbot, window: MainWindow) -> None:
+    parted = UsageWindow(staged=True)
+    qtbot.addWidget(parted)
+    assert not parted.built and not hasattr(parted, "bars")
+    assert parted.build_part() and hasattr(parted, "bars") and not hasattr(parted, "tabs")
+    assert not parted.build_part() and parted.built and parted.tabs.count() == 3
+    assert not parted.build_part()  # nothing left: no error
+
+    usage = window.usage.show_window()  # the first part now, the others in later turns
+    assert not usage.built and not usage.isVisible()
+    assert window.usage.show_window() is usage  # asked again meanwhile: the same window, made once
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT):
+        pass
+    assert usage.built and usage.isVisible() and usage.bars.bar_sets()
+    assert usage.tables["session"].rowCount() > 0
+
+
+def test_a_window_closing_while_the_usage_window_is_made_stops_it(qtbot, window: MainWindow) -> None:
+    usage = window.usage.show_window()
+    window.usage.close()  # the main window closes before the Usage window is whole
+    qtbot.wait(200)
+    assert not usage.isVisible()
+
+
+def test_the_figures_are_asked_for_once_the_window_has_painted(qtbot, window: MainWindow) -> None:
+    from PySide6.QtCore import QEvent, QObject
+
+    _show(qtbot, window)
+    usage = window.usage.window
+    usage.close()
+    order: list[str] = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event) -> bool:
+            if event.type() == QEvent.Type.Paint and not order:
+                order.append("paint")
+            return False
+
+    paints = Paints()
+    usage.installEventFilter(paints)
+    start = window.usage.update
+    window.usage.update = lambda: (order.append("update"), start())
+    window.usage.catalogue_refreshed(True)  # hidden: stale, worked out again on opening
+    with qtbot.waitSignal(window.usage.figures_shown, timeout=TIMEOUT):
+        window.usage.show_window()
+        assert order == []  # not at once: the worker would slow the window's first paint
+    assert order == ["paint", "update"]
+
+
+def test_a_window_that_is_never_painted_still_asks_for_its_figures(qtbot) -> None:
+    usage = UsageWindow()
+    qtbot.addWidget(usage)
+    called: list[int] = []
+    usage.after_paint(lambda: called.append(1))  # hidden: no paint comes
+    qtbot.waitUntil(lambda: called == [1], timeout=2000)
+    qtbot.wait(300)
+    assert called == [1]  # once
