@@ -90,8 +90,12 @@ def _environment(place: Path) -> dict[str, str]:
 def _runner(command: list[str], place: Path, extra: dict[str, str] | None = None) -> Run:
     env = {**_environment(place), **(extra or {})}
 
-    def run(*args: str | Path, readers: int | None = None) -> subprocess.CompletedProcess[bytes]:
-        more = {"PRIME_SESSIONS_READERS": str(readers)} if readers is not None else {}
+    def run(
+        *args: str | Path, readers: int | None = None, more: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        more = dict(more or {})
+        if readers is not None:
+            more["PRIME_SESSIONS_READERS"] = str(readers)
         return subprocess.run(
             [*command, *map(str, args)],
             cwd=place / "cwd",  # an empty folder: nothing may be found relative to where it starts
@@ -314,6 +318,24 @@ def check_frozen_only(frozen: Run, place: Path, report: Report) -> None:
         b"read whole (8 of them by 1 reader process(es))" in done.stdout,
         "index with a reader process: the binary starts itself as the worker",
         (done.stdout + done.stderr).decode(errors="replace"),
+    )
+    # A PDF painted by two child processes (the binary starts itself as each) and joined: the same
+    # pages and text as the one-child export the comparison with the sources checked.
+    branched = sessions / BRANCHED
+    parts = {}
+    for count in (1, 2):
+        target = place / f"parts-{count}.pdf"
+        done = frozen(
+            "export", branched, "--tree", "-o", target, more={"PRIME_SESSIONS_PDF_PARTS": str(count)}
+        )
+        pages, text = _pdf_text(target.read_bytes()) if done.returncode == 0 and target.exists() else (0, [])
+        # pypdf places spaces by the glyph widths of each part's own font subset ("sta tus" in one,
+        # "status" in the other): the characters and their order are what must agree.
+        parts[count] = (pages, ["".join(page.split()) for page in text])
+    report.check(
+        parts[2][0] > 1 and parts[1] == parts[2],
+        f"export pdf in two child processes: {parts[2][0]} pages, the same as one child's",
+        f"one child: {parts[1][0]} pages, two: {parts[2][0]} pages",
     )
     done = frozen("--smoke-test")
     report.check(
