@@ -12,20 +12,9 @@ import sys
 from collections.abc import Sequence
 
 import core.cli
-import core.cli.export
+from core.cli.program import COMMANDS
 
 __all__ = ["main", "wants_window"]
-
-
-def _commands() -> set[str]:
-    """The CLI's sub-command names."""
-    parser = core.cli.build_parser()
-    names: set[str] = set()
-    for action in parser._actions:  # argparse keeps the sub-parsers here
-        choices = getattr(action, "choices", None)
-        if isinstance(choices, dict):
-            names.update(choices)
-    return names
 
 
 # The window's own options (gui.app): with one of them, the arguments are the window's, not a command's.
@@ -37,7 +26,7 @@ def wants_window(argv: Sequence[str]) -> bool:
     if not argv or any(arg.split("=", 1)[0] in _WINDOW_OPTIONS for arg in argv):
         return True
     first = argv[0]
-    if first.startswith("-") or first in _commands():
+    if first.startswith("-") or first in COMMANDS:
         return False
     return os.path.exists(os.path.expanduser(first))
 
@@ -52,7 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gui.app import main as app_main
 
         return app_main(args, leave_process=argv is None)  # a test calling main() keeps its process
-    core.cli.export.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
+    if args[0] == "export":  # the only command that may need Qt; the others need not import it
+        from core.cli import export as export_command
+
+        export_command.pdf_writer = _pdf_writer  # PDF export needs Qt, which core must not import
     return core.cli.main(args)
 
 

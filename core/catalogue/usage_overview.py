@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import TypeVar
 
-from core.catalogue.usage_query import group_source, restricted, session_files
+from core.catalogue.usage_query import grid_of_groups, group_source, restricted, session_files
 from core.usage.overview import PERIOD_KINDS, UsageOverview
-from core.usage.reports import LocalClock, UsageFilter, UsageRow
+from core.usage.reports import UsageFilter, UsageRow
 
 _INF = float("inf")
 
@@ -210,22 +210,10 @@ def usage_overview(
         days=_timed(days),
         periods=_timed(periods),
         project_periods=project_periods,
-        grid=_grid(conn, filt, grain, source, args),
+        grid=grid_of_groups(conn, filt, grain, source, args),
         models=_ranked(models),
         projects=_ranked(projects),
         sessions=session_rows,
         all_projects=sorted(every_project),
         all_models=sorted(every_model),
     )
-
-
-def _grid(
-    conn: sqlite3.Connection, filt: UsageFilter, grain: int, source: str, args: list[object]
-) -> list[list[float]]:
-    """Cost by local weekday and hour, from the groups' buckets (as :func:`usage_query.usage_grid`)."""
-    clock = LocalClock(filt.timezone)
-    grid = [[0.0] * 24 for _ in range(7)]
-    for bucket, cost in conn.execute(f"SELECT g.bucket, sum(g.cost){source} GROUP BY 1", args):
-        day, hour = clock.at(bucket * grain)
-        grid[day.weekday()][hour] += cost
-    return grid

@@ -263,6 +263,13 @@ def usage_grid(
     """Cost by local weekday (Monday first) and hour: the groups' buckets placed in the user's zone."""
     files = session_files(conn, roots)
     grain, _key, source, args = group_source(conn, "daily", filt, files, restricted(conn, files, roots))
+    return grid_of_groups(conn, filt, grain, source, args)
+
+
+def grid_of_groups(
+    conn: sqlite3.Connection, filt: UsageFilter, grain: int, source: str, args: list[object]
+) -> list[list[float]]:
+    """Cost by local weekday and hour of the groups ``source`` selects (see :func:`group_source`)."""
     clock = LocalClock(filt.timezone)
     grid = [[0.0] * 24 for _ in range(7)]
     for bucket, cost in conn.execute(f"SELECT g.bucket, sum(g.cost){source} GROUP BY 1", args):
