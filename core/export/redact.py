@@ -118,7 +118,7 @@ _ASSIGNMENT = re.compile(
 )
 # An unquoted value runs to white space, a quote, a separator or a bracket; one followed by ``(`` is a
 # call (``pwd.slice(0, n)``), not a value.
-_BARE_VALUE = re.compile(r"[^\s\"'`,;()\[\]{}<>]+(?!\()")
+_BARE_VALUE = re.compile(r"[^\s\"'`,;()\[\]{}<>]++(?!\()")  # possessive: no shorter match before "("
 # Assigned values that are not secrets although they mix letters and digits: version pins
 # (``tokenizers==0.13.3.post1``), URLs (a password in one is found as url-password) and template
 # strings (`` `${a}...${b}` ``).

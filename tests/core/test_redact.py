@@ -69,6 +69,7 @@ HARMLESS = [
     'const TOKEN_URL = "https://console.anthropic.com/v1/oauth/token";',
     " + tokenspeed-triton==3.7.10.post20260505",
     "pwd = `${start}...${end}`;",
+    "token: abc123def(",  # a call: no shorter run before its "(" is a value either
 ]
 
 
