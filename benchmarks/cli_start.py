@@ -25,19 +25,20 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from run_core import Command, run_once  # noqa: E402  (the benchmarks' whole-process timer)
+
 OUT = REPO / "benchmarks" / "out"
 QUERIES = ("Redis", "migration rollback", "needle-absent-everywhere")
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
-    """Wall seconds of one whole process (its output discarded; rg's 'nothing found' is fine)."""
-    start = time.perf_counter()
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    """Wall seconds of one whole process (``run_core.run_once``; rg's 'nothing found' is fine)."""
+    return run_once(Command("cli", argv[0], argv, REPO, env, "ours"))[0].wall_s
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,6 +41,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from run_core import Command, run_once  # noqa: E402  (the benchmarks' whole-process timer)
+
 from tests.helpers import private_environment  # noqa: E402  (HOME and XDG folders of its own, offscreen)
 
 OUT = REPO / "benchmarks" / "out"
@@ -151,19 +155,12 @@ def make_session(path: Path, shots: int, kib: int) -> list[str]:
 
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Run ``argv`` in a fresh process: (wall s, peak RSS MiB, stdout)."""
-    with tempfile.TemporaryFile() as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            argv, cwd=REPO, env=env or os.environ.copy(), stdout=out, stderr=subprocess.DEVNULL
-        )
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{argv[:4]} failed: {text[-400:]}")
-    return wall, usage.ru_maxrss / 1024, text
+    """Run ``argv`` in a fresh process (``run_core.run_once``): (wall s, peak RSS MiB, stdout)."""
+    command = Command("run", " ".join(argv[:3]), argv, REPO, env or os.environ.copy(), "ours")
+    sample, out, err = run_once(command, capture=True)
+    if sample.status != 0:
+        raise SystemExit(f"{argv[:4]} failed: {(out + err)[-400:]}")
+    return sample.wall_s, sample.maxrss_kib / 1024, out
 
 
 def folder_size(folder: Path) -> int:

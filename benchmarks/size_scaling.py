@@ -1,6 +1,6 @@
 """Time and memory against session size, ours beside pi 1.6.0's, from 37 MB to about 1 GB (issue 18).
 
-The 20,000-message session the reference's own writer makes (``gen.mjs --large 20000``, about 37 MB) is
+The 20,000-message session the reference's own writer makes (``run_core.py``'s, about 37 MB) is
 chained ``--copies`` times into one session (each copy's ids get a suffix, its root hangs off the
 previous copy's leaf), as users' sessions grow. For each size, each a fresh process, one run each:
 
@@ -32,35 +32,12 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from image_heavy import run  # noqa: E402  (a fresh process: wall s, peak RSS MiB, stdout)
+from run_core import ensure_session, prepare_oracle  # noqa: E402
 
 from tests.helpers import private_environment  # noqa: E402
 
 MIB = 1024 * 1024
 ID_FIELDS = ("id", "parentId", "targetId", "firstKeptEntryId", "fromId", "parentEntryId")
-
-
-def oracle_dir() -> Path:
-    """Where the reference oracle is installed (``PRIME_ORACLE_DIR``, as the tests and ``.ci/run`` set)."""
-    found = os.environ.get("PRIME_ORACLE_DIR") or str(Path.home() / ".cache" / "prime-sessions" / "oracle")
-    path = Path(found)
-    if not (path / "node_modules").is_dir():
-        raise SystemExit(f"no installed oracle at {path}: run .ci/run once, or set PRIME_ORACLE_DIR")
-    return path
-
-
-def base_session(oracle: Path) -> Path:
-    """The reference's 20,000-message session (made once, kept in benchmarks/out)."""
-    target = OUT / "size-base-20000.jsonl"
-    if target.exists():
-        return target
-    with tempfile.TemporaryDirectory() as work:
-        argv = ["node", "gen.mjs", work, "--only", "large", "--large", "20000", "--layout", "spec"]
-        subprocess.run(argv, cwd=oracle, check=True, capture_output=True)
-        manifest = json.loads((Path(work) / "manifest.json").read_text())
-        large = next(s for s in manifest["sessions"] if s["name"] == "large")
-        OUT.mkdir(parents=True, exist_ok=True)
-        Path(large["file"]).replace(target)
-    return target
 
 
 def chained(base: Path, copies: int) -> Path:
@@ -173,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 4, 12, 26])
     parser.add_argument("--plot", type=Path, default=OUT / "size-scaling.png")
     args = parser.parse_args(argv)
-    oracle = oracle_dir()
-    base = base_session(oracle)
+    oracle = prepare_oracle(OUT)
+    base, _meta = ensure_session(oracle, OUT, "node", 20_000, 0)  # run_core.py's session, made once
     rows = []
     print(f"load {os.getloadavg()[0]:.1f}\n")
     print(
