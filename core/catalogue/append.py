@@ -20,7 +20,7 @@ import orjson
 
 from core.catalogue.reading import StoredNote, entry_rows, guards, json_text, walk_up
 from core.catalogue.schema import KnownFile
-from core.catalogue.search_text import Doc, clean_text, entry_doc, without_data_payloads
+from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
 from core.catalogue.update import Batch, insert_entries, insert_overrides
 from core.catalogue.usage_rows import (
     file_totals,
@@ -129,7 +129,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
                 head,
                 tail,
                 message_count + part.message_count,
-                first_message or clean_text(without_data_payloads(part.first_message)),
+                first_message or stored_text(part.first_message),
                 last_activity,
                 _modified(last_activity, created, st.st_mtime_ns / 1e6),
                 json_text(models),

@@ -17,7 +17,7 @@ from typing import TypeAlias
 
 import orjson
 
-from core.catalogue.search_text import Doc, clean_text, entry_doc, without_data_payloads
+from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
 from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
@@ -246,7 +246,7 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         js_date_ms(summary.modified),
         session.last_activity_ms,
         summary.messageCount,
-        clean_text(without_data_payloads(session.first_message)),
+        stored_text(session.first_message),
         summary.entryCount,
         json_text(summary.models),
         summary.totalTokens,

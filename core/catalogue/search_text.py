@@ -58,6 +58,11 @@ def without_data_payloads(text: str) -> str:
     return _DATA_PAYLOAD.sub(r"\1…", text)
 
 
+def stored_text(text: str) -> str:
+    """``text`` as the catalogue keeps words: data-URI payloads left out, lone surrogates replaced."""
+    return clean_text(without_data_payloads(text))
+
+
 def _dumps(value: object) -> str:
     try:
         return orjson.dumps(value).decode()
@@ -208,4 +213,4 @@ def entry_doc(entry: Entry, obj: JsonObject) -> Doc | None:
         return None
     if ts is None:
         ts = js_date_ms(entry.timestamp)
-    return Doc(clean_text(without_data_payloads(text)), role, tools, model, ts)  # the rest is cleaned later
+    return Doc(stored_text(text), role, tools, model, ts)  # the rest is cleaned later
