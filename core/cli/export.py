@@ -9,10 +9,10 @@ says so in one sentence.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from typing import TYPE_CHECKING
 
+from core.collector import collection_paused
 from core.errors import InvalidRequestError
 
 if TYPE_CHECKING:
@@ -114,13 +114,8 @@ def _export(args: argparse.Namespace) -> int:
     # The cyclic garbage collector finds nothing to free here (parsed JSON, strings and lists hold no
     # cycles), but the 20,000-message export made it walk every live object over and over: about 5%
     # of the time. Paused for this one command, not in render_export, which the app runs beside a GUI.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():
         return _load_and_export(args, fmt, to_stdout)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int:

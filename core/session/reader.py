@@ -27,6 +27,7 @@ from typing import TypeAlias
 import orjson
 
 from core.body import message_text
+from core.collector import collection_paused
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
 from core.session.entry import (
@@ -146,39 +147,8 @@ class SessionReader:
     def _read_from(self, fd: int, start: int) -> list[Entry]:
         """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
         first_new = len(self.entries)
-        offset = start
-        line_no = self._line_no
-        crc = self._crc
-        pending: list[bytes] = []  # the start of a line longer than what was read so far
-        position = start
-        ingest = self._ingest
-        while True:
-            chunk = os.pread(fd, CHUNK, position)
-            if not chunk:
-                break
-            position += len(chunk)
-            if b"\n" not in chunk:
-                # Inside one long line (a big image or tool output): collect the pieces and join them
-                # once, rather than re-joining and re-splitting a growing buffer for every chunk.
-                pending.append(chunk)
-                continue
-            if pending:
-                pending.append(chunk)
-                buffer = b"".join(pending)
-                pending.clear()  # the pieces of a long line go now, before its copies below are made
-            else:
-                buffer = chunk
-            parts = buffer.split(b"\n")
-            tail = parts.pop()
-            pending = [tail] if tail else []
-            if crc is not None:
-                crc = zlib.crc32(memoryview(buffer)[: len(buffer) - len(tail)], crc)
-            # The lines hold the bytes now; a 200 MB line is then held once while it is parsed, not twice.
-            del buffer
-            for raw in parts:
-                line_no += 1
-                ingest(raw, line_no, offset)
-                offset += len(raw) + 1
+        with collection_paused():
+            pending, line_no, offset, crc = self._read_lines(fd, start)
         carry = b"".join(pending)
         self._tail_diagnostic = None
         self._tail_may_be_object = False
@@ -189,7 +159,7 @@ class SessionReader:
                 # A complete entry whose newline is missing (a hand edit, or a lost write). Index it;
                 # the writer puts a newline before anything it appends.
                 line_no += 1
-                ingest(carry, line_no, offset)
+                self._ingest(carry, line_no, offset)
                 if crc is not None:
                     crc = zlib.crc32(carry, crc)
                 offset += len(carry)
@@ -210,6 +180,45 @@ class SessionReader:
         self._tree = None
         self._resolved_overrides = None
         return self.entries[first_new:]
+
+    def _read_lines(self, fd: int, start: int) -> tuple[list[bytes], int, int, int | None]:
+        """Ingest every complete line from ``start`` on; the pieces of the last, unfinished one, and where
+        the reading stopped: ``(pending, line number, offset, crc)``.
+        """
+        offset = start
+        line_no = self._line_no
+        crc = self._crc
+        pending: list[bytes] = []  # the start of a line longer than what was read so far
+        position = start
+        ingest = self._ingest
+        while True:
+            chunk = os.pread(fd, CHUNK, position)
+            if not chunk:
+                break
+            position += len(chunk)
+            if b"\n" not in chunk:
+                # Inside one long line (a big image or tool output): collect the pieces and join them
+                # once, rather than re-joining and re-splitting a growing buffer for every chunk.
+                pending.append(chunk)
+                continue
+            if crc is not None:
+                for piece in pending:
+                    crc = zlib.crc32(piece, crc)
+                crc = zlib.crc32(memoryview(chunk)[: chunk.rindex(b"\n") + 1], crc)
+            parts = chunk.split(b"\n")
+            del chunk  # the lines hold the bytes now: a 200 MB line is held once while it is parsed
+            tail = parts.pop()
+            if pending:
+                # Only the first line is joined with what came before, not the whole chunk.
+                pending.append(parts[0])
+                parts[0] = b"".join(pending)
+                pending.clear()  # the pieces of a long line go now, before it is parsed
+            for raw in parts:
+                line_no += 1
+                ingest(raw, line_no, offset)
+                offset += len(raw) + 1
+            pending = [tail] if tail else []
+        return pending, line_no, offset, crc
 
     def _remember_guards(self, fd: int) -> None:
         self._head = os.pread(fd, min(GUARD, self._read_end), 0)
