@@ -56,7 +56,6 @@ class VisibleTree:
         "_grouped",
         "_heads",
         "_hidden",
-        "_ids",
         "_positions",
         "_rows",
         "_vkids",
@@ -102,7 +101,6 @@ class VisibleTree:
         self._vkids = prepared.vkids
         self._vparent = prepared.vparent
         self._hidden = prepared.hidden
-        self._ids = prepared.ids
         self._heads = prepared.heads  # chain member -> head, extended as chains are climbed
         self._chains = prepared.chains  # prepared rows of heads, taken by rows()
         self._positions = prepared.positions  # row -> its index in its holder's rows
@@ -270,18 +268,18 @@ class VisibleTree:
         session = self.session
         assert session is not None
         by_id, mode, new_leaf = session.by_id, self.mode, session.leaf_id
-        vparent, vkids, hidden, ids = self._vparent, self._vkids, self._hidden, self._ids
+        vparent, vkids, hidden = self._vparent, self._vkids, self._hidden
         made = self._rows
         awaited, cycle_roots = self.structure.awaited, self.structure.cycle_roots
         for entry in entries:
             eid, pid = entry.id, entry.parent_id
-            if eid in ids or by_id.get(eid) is not entry:
+            # Every entry seen is visible or hidden: both maps together are the ids seen.
+            if eid in vparent or eid in hidden or by_id.get(eid) is not entry:
                 return "duplicate id", vacated
-            if pid is not None and (pid == eid or pid not in ids):
+            if pid is not None and (pid == eid or (pid not in vparent and pid not in hidden)):
                 return "broken link", vacated  # let core's tree decide where it goes
             if eid in awaited:
                 return "broken link", vacated  # the parent orphans were waiting for: they move below it
-            ids.add(eid)
             if entry.kind == "label":
                 if mode == "labeled":
                     return "label", vacated

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.visible.filters import passes
+from core.visible.filters import DEFAULT_HIDDEN, passes
+
+# The entry kinds a filter mode hides when that is all it looks at (see core.visible.filters.passes).
+_HIDDEN_KINDS: dict[str, frozenset[str]] = {"default": DEFAULT_HIDDEN, "all": frozenset()}
 
 if TYPE_CHECKING:  # typing only: building a structure needs no reader module
     from core.session import Entry, Session
@@ -24,8 +27,7 @@ class TreeStructure:
         mode: the filter mode (one of :data:`core.visible.filters.FILTER_MODES`).
         vkids: a visible entry (None: the top level) -> its visible children, in core's order.
         vparent: a visible entry -> its nearest visible ancestor (None at the top level).
-        hidden: a hidden entry -> its nearest visible ancestor.
-        ids: every entry id seen.
+        hidden: a hidden entry -> its nearest visible ancestor (every entry is in this or ``vparent``).
         heads: a chain member -> the head whose rows it is in.
         chains: a head with one visible child -> its chain (its rows), taken over by the layout.
         positions: a chain member -> its row among its head's rows.
@@ -51,7 +53,6 @@ class TreeStructure:
         "cycle_roots",
         "heads",
         "hidden",
-        "ids",
         "leaf",
         "leaf_has_children",
         "mode",
@@ -71,7 +72,6 @@ class TreeStructure:
         self.vkids: dict[str | None, list[Entry]] = {None: []}
         self.vparent: dict[str, str | None] = {}
         self.hidden: dict[str, str | None] = {}
-        self.ids: set[str] = set()
         # What a consumer would otherwise climb and walk on the GUI thread the first time it shows a long
         # conversation.
         self.heads: dict[str, str] = {}
@@ -90,14 +90,14 @@ class TreeStructure:
             self._find_chains()
 
     def _find_visible(self, session: Session) -> None:
-        """Fill ``vkids``, ``vparent``, ``hidden`` and ``ids`` with one pre-order walk of core's tree.
+        """Fill ``vkids``, ``vparent`` and ``hidden`` with one pre-order walk of core's tree.
 
         And ``awaited`` and ``cycle_roots`` from its roots: a root with a parent id is an orphan, a
         self-parent, or the entry where core's tree cut a loop.
         """
         tree = session.tree
         leaf, mode = self.leaf, self.mode
-        vkids, vparent, hidden, ids = self.vkids, self.vparent, self.hidden, self.ids
+        vkids, vparent, hidden = self.vkids, self.vparent, self.hidden
         children = tree.children
         by_id = session.by_id
         self.leaf_has_children = leaf is not None and bool(children.get(leaf))
@@ -109,13 +109,19 @@ class TreeStructure:
                 self.cycle_roots = True  # a root whose parent exists: where core's tree cut a loop
             else:
                 self.awaited.add(parent)
+        # passes() for the two modes that need only the entry's kind, as a set lookup: this loop runs once
+        # per entry (520,000 times for a 1 GB session), and a call per entry was a fifth of it.
+        hidden_kinds = _HIDDEN_KINDS.get(mode)
         stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
-        pop, extend = stack.pop, stack.extend
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
             entry, anchor = pop()
             eid = entry.id
-            ids.add(eid)
-            if eid == leaf or passes(entry, mode, session):
+            if hidden_kinds is not None:
+                shown = entry.kind not in hidden_kinds or eid == leaf
+            else:
+                shown = eid == leaf or passes(entry, mode, session)
+            if shown:
                 vparent[eid] = anchor
                 siblings = vkids.get(anchor)
                 if siblings is None:
@@ -127,30 +133,42 @@ class TreeStructure:
                 hidden[eid] = anchor
             kids = children.get(eid)
             if kids:
-                extend((kid, anchor) for kid in reversed(kids))
+                if len(kids) == 1:  # most entries: no generator for one child
+                    push((kids[0], anchor))
+                else:
+                    extend((kid, anchor) for kid in reversed(kids))
 
     def _find_chains(self) -> None:
         """Fill ``heads``, ``chains`` and ``positions`` from ``vkids``."""
-        vkids, heads, chains = self.vkids, self.heads, self.chains
-        # Depth-first order puts every chain member after its parent, so a parent's head is known first.
-        stack: list[str | None] = [None]
+        vkids, heads, chains, positions = self.vkids, self.heads, self.chains, self.positions
+        get = vkids.get
+        # A head is a top-level entry or a child of a branch point; its chain runs down while each
+        # entry has exactly one visible child. Walk each chain in a loop of its own: nearly every entry
+        # of a long conversation is a chain member, and this is one dict lookup and two stores each.
+        stack: list[Entry] = list(reversed(vkids[None]))
+        pop, extend = stack.pop, stack.extend
         while stack:
-            anchor = stack.pop()
-            kids = vkids.get(anchor)
+            head = pop().id
+            kids = get(head)
             if not kids:
                 continue
-            if anchor is not None and len(kids) == 1:
-                head = heads.get(anchor, anchor)
-                heads[kids[0].id] = head
-                chain = chains.get(head)
-                if chain is None:
-                    chains[head] = [kids[0]]
-                else:
-                    chain.append(kids[0])
-            stack.extend(kid.id for kid in reversed(kids))
-        positions = self.positions
-        for chain in chains.values():
-            positions.update((entry.id, row) for row, entry in enumerate(chain))
+            if len(kids) == 1:
+                chain = [kids[0]]
+                chains[head] = chain
+                member = kids[0].id
+                heads[member] = head
+                positions[member] = 0
+                kids = get(member)
+                while kids and len(kids) == 1:
+                    only = kids[0]
+                    member = only.id
+                    heads[member] = head
+                    positions[member] = len(chain)
+                    chain.append(only)
+                    kids = get(member)
+                if not kids:
+                    continue
+            extend(reversed(kids))  # a branch point's children are heads
 
     def matches(self, session: Session | None, mode: str) -> bool:
         """Whether this was made for ``session`` as it is now (same entries and leaf) and ``mode``."""
@@ -169,10 +187,27 @@ def prepare(
     leaf are read too: those are the rows shown first, when a view selects the leaf.
     """
     structure = TreeStructure(session, mode)
-    near_leaf = [e for e in session.path_to(structure.leaf)[-preview_rows:] if e.id in structure.vparent]
+    near_leaf = [e for e in _up_from(session, structure.leaf, preview_rows) if e.id in structure.vparent]
     read_previews(session, near_leaf, preview_width, structure.previews)
     structure.preview_width = preview_width
     return structure
+
+
+def _up_from(session: Session, entry_id: str | None, count: int) -> list[Entry]:
+    """The last ``count`` entries of the path to ``entry_id``, top first: a climb of ``count`` steps, where
+    :meth:`Session.path_to` would walk the whole path (520,000 entries in a 1 GB session) to keep its end.
+    """
+    roots = session.tree.root_ids
+    by_id = session.by_id
+    climbed: list[Entry] = []
+    entry = session.get(entry_id)
+    while entry is not None and len(climbed) < count:
+        climbed.append(entry)
+        if entry.id in roots or entry.parent_id is None:
+            break  # a root (an orphan's or a cut loop's parent may still exist: never climb past it)
+        entry = by_id.get(entry.parent_id)
+    climbed.reverse()
+    return climbed
 
 
 def read_previews(session: Session, entries: list[Entry], width: int, previews: dict[str, str]) -> None:

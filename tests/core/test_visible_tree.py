@@ -507,6 +507,9 @@ def test_appends_leave_the_tree_as_a_fresh_layout_of_the_session(
     with tempfile.TemporaryDirectory() as folder:
         session, batches = replay(history, folder)
         prepared = prepare(session, mode, preview_rows=3) if use_prepared else None
+        if prepared is not None:  # the previews are read for the end of the leaf's path, loops or not
+            near_leaf = [e.id for e in session.path_to(session.leaf_id)[-3:] if e.id in prepared.vparent]
+            assert list(prepared.previews) == near_leaf
         tree = VisibleTree(session, mode, group_size=group_size, prepared=prepared)
         for batch in batches:
             # Ask for some holders' rows, as a view showing some of them would.
