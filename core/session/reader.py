@@ -58,11 +58,10 @@ _HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second 
 
 # The strings that repeat on nearly every line (types, roles, stop reasons), held once: each line's own
 # copy would cost 50-60 bytes an entry, ~90 MB on a 520,000-entry session.
-_SHARED: dict[str, str] = {
-    name: name
-    for name in (*KNOWN_TYPES, *TYPE_ALIASES, "user", "assistant", "toolResult", "custom", "system")
-    + ("bashExecution", "branchSummary", "compactionSummary", "stop", "toolUse", "length", "error", "aborted")
-}
+_COMMON_WORDS = "user assistant toolResult custom system bashExecution branchSummary".split()
+_COMMON_WORDS += ["compactionSummary"]
+_COMMON_WORDS += "stop toolUse length error aborted".split()  # stop reasons
+_SHARED: dict[str, str] = {name: name for name in (*KNOWN_TYPES, *TYPE_ALIASES, *_COMMON_WORDS)}
 
 
 def _shared(value: object) -> object:
@@ -196,8 +195,10 @@ class SessionReader:
         return self.entries[first_new:]
 
     def _read_lines(self, fd: int, start: int) -> tuple[list[bytes], int, int, int | None]:
-        """Ingest every complete line from ``start`` on; the pieces of the last, unfinished one, and where
-        the reading stopped: ``(pending, line number, offset, crc)``.
+        """Ingest every complete line from ``start`` on.
+
+        Returns the pieces of the last, unfinished line, and where the reading stopped:
+        ``(pending, line number, offset, crc)``.
         """
         offset = start
         line_no = self._line_no

@@ -194,7 +194,8 @@ def prepare(
 
 
 def _up_from(session: Session, entry_id: str | None, count: int) -> list[Entry]:
-    """The last ``count`` entries of the path to ``entry_id``, top first: a climb of ``count`` steps, where
+    """The last ``count`` entries of the path to ``entry_id``, top first, climbed in ``count`` steps.
+
     :meth:`Session.path_to` would walk the whole path (520,000 entries in a 1 GB session) to keep its end.
     """
     roots = session.tree.root_ids
