@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
 from PySide6.QtWidgets import QTableView
@@ -59,9 +59,14 @@ def _refresh_catalogue(
     """Worker: bring the catalogue up to date, then read the summaries again."""
     from core.catalogue import Catalogue
 
+    def progress(*args: Any) -> None:
+        task.yield_to_foreground()  # between files: the session being opened goes first
+        task.progress(*args)
+
+    task.yield_to_foreground()  # a pass started with the open of a session waits for its load
     catalogue = Catalogue(folder)
     try:
-        stats = catalogue.refresh(roots, task.progress, task.cancel_event)
+        stats = catalogue.refresh(roots, progress, task.cancel_event)
         return stats, catalogue.summaries(roots)
     finally:
         catalogue.close()

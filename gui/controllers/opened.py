@@ -156,7 +156,9 @@ class OpenSessionController(QObject):
         self._loading_path = path
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
-        self._context.runner.start("load", lambda _task: load(path, mode), self._on_loaded, self._on_failed)
+        self._context.runner.start(
+            "load", lambda _task: load(path, mode), self._on_loaded, self._on_failed, foreground=True
+        )
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""

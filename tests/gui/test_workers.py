@@ -8,7 +8,7 @@ import weakref
 
 from PySide6.QtCore import QObject
 
-from gui.workers import TaskRunner, _MainThreadCollector
+from gui.workers import TaskContext, TaskRunner, _Foreground, _MainThreadCollector
 from tests.gui.windows import TIMEOUT
 
 
@@ -63,3 +63,81 @@ def test_a_failure_reaches_the_gui_thread_without_the_workers_frames(qtbot) -> N
     assert isinstance(error, ValueError) and isinstance(error.__cause__, KeyError)
     assert error.__traceback__ is None and error.__cause__.__traceback__ is None
     assert died_on and died_on[0] != threading.main_thread().name
+
+
+def _full_collections() -> int:
+    return gc.get_stats()[2]["collections"]
+
+
+def test_no_full_collection_while_a_task_runs(qtbot) -> None:
+    """A load makes objects that all live on: walking all of them again and again cost it 5x (issue 18)."""
+    runner = TaskRunner()
+    release = threading.Event()
+    started = threading.Event()
+
+    def hold(_task: object) -> None:
+        started.set()
+        release.wait(TIMEOUT / 1000)
+
+    done: list[object] = []
+    threshold = gc.get_threshold()
+    gc.set_threshold(5, 1, 0)  # every call below is due for a full collection by the counts
+    try:
+        runner.start("work", hold, done.append)
+        assert started.wait(TIMEOUT / 1000)
+        before = _full_collections()
+        kept: list[list[list[int]]] = []
+        for _ in range(3):
+            gc.collect(1)  # a middle collection: the oldest generation's count goes up
+            kept.append([[i] for i in range(100)])  # young objects past the first threshold
+            assert gc.get_count()[0] > 5 and gc.get_count()[2] > 0
+            _MainThreadCollector.collect()
+        assert _full_collections() == before
+        release.set()
+        qtbot.waitUntil(lambda: bool(done), timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: _MainThreadCollector.tasks_running == 0, timeout=TIMEOUT)
+        gc.collect(1)
+        kept.append([[i] for i in range(100)])
+        _MainThreadCollector.collect()
+        assert _full_collections() == before + 1
+    finally:
+        gc.set_threshold(*threshold)
+        release.set()
+        runner.shutdown()
+
+
+def test_background_passes_wait_for_the_foreground_load(qtbot) -> None:
+    """A task yielding to the foreground goes on once the foreground task has ended, or when cancelled."""
+    runner = TaskRunner()
+    release = threading.Event()
+    events: list[str] = []
+
+    def foreground(_task: object) -> None:
+        release.wait(TIMEOUT / 1000)
+        events.append("foreground done")
+
+    def background(task: TaskContext) -> None:
+        task.yield_to_foreground()
+        events.append("background went on")
+
+    finished: list[object] = []
+    runner.start("load", foreground, finished.append, foreground=True)
+    qtbot.waitUntil(lambda: _Foreground.running == 1, timeout=TIMEOUT)
+    runner.start("refresh", background, finished.append)
+    qtbot.wait(300)
+    assert events == []  # still waiting
+    release.set()
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=TIMEOUT)
+    assert events == ["foreground done", "background went on"]
+
+    # A cancel ends the wait: the superseded pass does not sit there.
+    release.clear()
+    runner.start("load", foreground, finished.append, foreground=True)
+    qtbot.waitUntil(lambda: _Foreground.running == 1, timeout=TIMEOUT)
+    runner.start("refresh", background, finished.append)
+    qtbot.wait(100)
+    runner.cancel("refresh")
+    qtbot.waitUntil(lambda: events[-1:] == ["background went on"] and len(events) == 3, timeout=TIMEOUT)
+    release.set()
+    qtbot.waitUntil(lambda: _Foreground.running == 0, timeout=TIMEOUT)
+    runner.shutdown()
