@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
 from core.catalogue.purge import purge_unheld_texts
-from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, WholeRead, guards
+from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, Part, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
 from core.catalogue.usage_rows import insert_usage, regroup
@@ -248,23 +248,69 @@ def write_whole(batch: Batch, read: WholeRead) -> None:
     Raises:
         MissingText: the read left out a text the catalogue does not hold (see :class:`MissingText`).
     """
-    with batch.file() as conn:
-        # By path, inside the write lock: another process may have catalogued it meanwhile.
-        for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (read.path,)).fetchall():
-            delete_file_rows(conn, old_id)
-            batch.replaced = True
-        file_id = conn.execute(
-            "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
-            " VALUES (?, 0, 0, 0, x'', x'')",
-            (read.path,),
-        ).lastrowid
-        assert file_id is not None  # an INSERT into a rowid table always gives one
-        insert_entries(conn, file_id, read.entries, read.texts, batch.indexed)
+    with writing_whole(batch, read.path) as writer:
+        writer.finish(read)
+
+
+class WholeWriter:
+    """Writes one file's whole read: its :class:`~core.catalogue.reading.Part` s as they come, then the rest.
+
+    Made by :func:`writing_whole`, inside the file's savepoint: nothing is seen by others, and nothing
+    stays, unless :meth:`finish` ran and the savepoint was released.
+    """
+
+    def __init__(self, batch: Batch, conn: sqlite3.Connection, file_id: int) -> None:
+        self._batch = batch
+        self._conn = conn
+        self.file_id = file_id
+
+    def part(self, part: Part) -> None:
+        """Insert the rows and new texts of one part of the file.
+
+        Raises:
+            MissingText: see :func:`insert_entries`.
+        """
+        insert_entries(self._conn, self.file_id, part.entries, part.texts, self._batch.indexed)
+
+    def finish(self, read: WholeRead) -> None:
+        """Insert the rest of the read and the file's row; mark the path through the parts' entries.
+
+        Raises:
+            MissingText: see :func:`insert_entries`.
+        """
+        conn, file_id = self._conn, self.file_id
+        insert_entries(conn, file_id, read.entries, read.texts, self._batch.indexed)
+        # The parts' searchable rows were written before the leaf was known (on_path false).
+        conn.executemany(
+            "UPDATE entries SET on_path = 1"
+            " WHERE file_id = ? AND line BETWEEN ? AND ? AND on_path IS NOT NULL",
+            [(file_id, first, last) for first, last in read.path_lines],
+        )
         insert_overrides(conn, file_id, read.overrides)
         insert_usage(conn, file_id, read.usage)
         assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
         conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
         regroup(conn, file_id)
+
+
+@contextmanager
+def writing_whole(batch: Batch, path: str) -> Iterator[WholeWriter]:
+    """A :class:`WholeWriter` for ``path``, in a savepoint of ``batch``: its earlier rows are deleted first.
+
+    The writer must :meth:`~WholeWriter.finish`; an exception undoes everything written for the file.
+    """
+    with batch.file() as conn:
+        # By path, inside the write lock: another process may have catalogued it meanwhile.
+        for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchall():
+            delete_file_rows(conn, old_id)
+            batch.replaced = True
+        file_id = conn.execute(
+            "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
+            " VALUES (?, 0, 0, 0, x'', x'')",
+            (path,),
+        ).lastrowid
+        assert file_id is not None  # an INSERT into a rowid table always gives one
+        yield WholeWriter(batch, conn, file_id)
 
 
 def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:

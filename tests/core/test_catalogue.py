@@ -908,13 +908,13 @@ class _FakeReaders:
         self.handed_all = handed_all
         self.broken = broken
 
-    def take(self, path: str):
+    def take(self, path: str):  # a generator, as Readers.take: its parts, then the rest
         if self.broken:
             raise catalogue_module.ReaderDied("a worker died")
         read = catalogue_module.read_whole(path, self.jobs[path])
         if self.handed_all:
             read.texts = {}  # as if this worker had handed every text over in a rolled-back batch
-        return read
+        yield read
 
     def close(self) -> None:
         pass
