@@ -29,7 +29,7 @@ from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, Part, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
-from core.catalogue.usage_rows import insert_usage, regroup
+from core.catalogue.usage_rows import delete_groups, insert_usage, regroup
 from core.session.discovery import stat_session_files
 
 ProgressCallback: TypeAlias = Callable[[int, int, int, int], None]
@@ -322,7 +322,7 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
-    conn.execute("DELETE FROM usage_groups WHERE file_id = ?", (file_id,))
+    delete_groups(conn, file_id)
     conn.execute("DELETE FROM usage_lineage WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage_sessions WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))

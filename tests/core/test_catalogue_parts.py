@@ -123,3 +123,26 @@ def test_a_file_that_fails_after_some_parts_leaves_nothing_of_it(
     cat.refresh([root])
     assert {h.entryId for h in cat.search("walrus")} == {"u1", "a1", "u4"}
     cat.close()
+
+
+def test_a_pass_deletes_a_files_rows_by_index_never_by_scanning_a_table(tmp_path: Path) -> None:
+    # A delete that scans a table once per file makes a cold build quadratic in the number of files
+    # (usage_groups, keyed by grain first, was scanned for each of 20,000 files).
+    roots = copy_roots(tmp_path / "s")
+    cat = Catalogue(tmp_path / "cat")
+    cat.refresh(roots)
+    first, second = sorted(roots[0].rglob("*.jsonl"))[:2]
+    first.unlink()  # leaves the catalogue
+    second.unlink()  # replaced: read again whole, its old rows deleted first
+    write_session(second, header("sid-new", "/p"), [user("n1", None, "replaced", T0)])
+    statements: list[str] = []
+    conn = cat._connect()
+    conn.set_trace_callback(statements.append)
+    cat.refresh(roots)
+    conn.set_trace_callback(None)
+    deletes = {s for s in statements if s.startswith("DELETE FROM") and "file_id =" in s}
+    assert deletes
+    for statement in deletes:
+        plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+        assert "SCAN" not in plan, (statement, plan)
+    cat.close()
