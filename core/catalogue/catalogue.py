@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, Unpack
 
@@ -178,6 +178,11 @@ class Catalogue:
         """
         bytes_total = sum(item.size for item in work)
         bytes_done = 0
+
+        def within_file(part: Part) -> None:  # progress inside a big file, after each of its parts
+            if progress is not None:
+                progress(done - 1, len(work), bytes_done + part.read_to, bytes_total)
+
         for done, (path, st, row, resume, size) in enumerate(work, start=1):
             if cancel is not None and cancel.is_set():
                 stats.cancelled = True
@@ -188,17 +193,17 @@ class Catalogue:
                     stats.files_appended += 1
                 elif readers is not None:
                     try:
-                        _write_taken(batch, readers.take(path))
+                        _write_taken(batch, readers.take(path), within_file)
                         stats.files_from_readers += 1
                     except ReaderDied:  # a worker died (killed, out of memory): go on here
                         readers.close()
                         readers = None
-                        self._index_file(batch, path, st)
+                        self._index_file(batch, path, st, within_file)
                     except MissingText:
-                        self._index_file(batch, path, st)
+                        self._index_file(batch, path, st, within_file)
                     stats.files_indexed += 1
                 else:
-                    self._index_file(batch, path, st)
+                    self._index_file(batch, path, st, within_file)
                     stats.files_indexed += 1
             except (SessionReadError, OSError, UnicodeError) as err:
                 if isinstance(err, SessionReadError):
@@ -216,10 +221,20 @@ class Catalogue:
                 progress(done, len(work), bytes_done, bytes_total)
         batch.commit()
 
-    def _index_file(self, batch: _Batch, path: str, st: os.stat_result) -> None:
-        """Read one file whole and replace whatever the catalogue held for it, its parts written as read."""
+    def _index_file(
+        self, batch: _Batch, path: str, st: os.stat_result, written: Callable[[Part], None]
+    ) -> None:
+        """Read one file whole and replace whatever the catalogue held for it, its parts written as read.
+
+        ``written`` is called after each part is written.
+        """
         with writing_whole(batch, path) as writer:
-            writer.finish(read_whole(path, st, on_part=writer.part))
+
+            def part(item: Part) -> None:
+                writer.part(item)
+                written(item)
+
+            writer.finish(read_whole(path, st, on_part=part))
 
     # ------------------------------------------------------------------ reading
     def summaries(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[SessionSummary]:
@@ -330,13 +345,19 @@ class Catalogue:
         return search_entries(self._connect(), query, filters)
 
 
-def _write_taken(batch: _Batch, taken: Generator[Part | WholeRead, None, None]) -> None:
-    """Write a read taken from the worker processes, its parts as they arrive (all undone on an error)."""
+def _write_taken(
+    batch: _Batch, taken: Generator[Part | WholeRead, None, None], written: Callable[[Part], None]
+) -> None:
+    """Write a read taken from the worker processes, its parts as they arrive (all undone on an error).
+
+    ``written`` is called after each part is written.
+    """
     try:
         item = next(taken)
         with writing_whole(batch, item.path) as writer:
             while isinstance(item, Part):
                 writer.part(item)
+                written(item)
                 item = next(taken)
             writer.finish(item)
     finally:

@@ -166,11 +166,13 @@ class Part:
         path: the file.
         entries: :func:`entry_rows` of the entries of this part.
         texts: key -> text, as :attr:`WholeRead.texts`.
+        read_to: bytes of the file read so far (for progress within a big file).
     """
 
     path: str
     entries: list[EntryRow]
     texts: dict[int, str]
+    read_to: int
 
 
 @dataclass(slots=True)
@@ -259,7 +261,7 @@ def read_whole(
         collector.add(entry, obj)
         if on_part is not None and gathered >= limit:
             rows, texts = entry_rows(pending, docs, frozenset())
-            on_part(Part(path, rows, _unhanded(texts, handed)))
+            on_part(Part(path, rows, _unhanded(texts, handed), entry.offset + entry.length))
             handed_up_to = entry.line
             pending.clear()
             docs.clear()

@@ -146,3 +146,23 @@ def test_a_pass_deletes_a_files_rows_by_index_never_by_scanning_a_table(tmp_path
         plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
         assert "SCAN" not in plan, (statement, plan)
     cat.close()
+
+
+@pytest.mark.parametrize("readers", ["0", "1"])
+def test_progress_is_given_inside_a_file_read_in_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readers: str
+) -> None:
+    # One huge session takes seconds: the status bar moves while it is read, not only at its end.
+    path = _branchy(tmp_path / "r")
+    size = path.stat().st_size
+    monkeypatch.setenv("PRIME_SESSIONS_PART_TEXT", "12")
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", readers)
+    calls: list[tuple[int, int, int, int]] = []
+    cat = Catalogue(tmp_path / "cat")
+    cat.refresh([tmp_path / "r"], progress=lambda *args: calls.append(args))
+    inside = [c for c in calls if c[0] == 0]
+    assert len(inside) >= 3 and all(c[1] == 1 and c[3] == size for c in inside)
+    done = [c[2] for c in inside]
+    assert done == sorted(done) and 0 < done[0] and done[-1] < size
+    assert calls[-1] == (1, 1, size, size)
+    cat.close()
