@@ -230,13 +230,20 @@ def warm(root: Path, runs: int, report: dict[str, Any]) -> list[str]:
     ]
 
 
-def window(root: Path, seconds: float, report: dict[str, Any]) -> list[str]:
-    """The window on the history with an empty catalogue: rows, answers, stalls, the status bar."""
+def window(
+    root: Path, seconds: float, report: dict[str, Any], extra: dict[str, str], warm: bool = False
+) -> list[str]:
+    """The window on the history with an empty catalogue: rows, answers, stalls, the status bar.
+
+    ``warm``: on the catalogue the cold section built instead (the history fully listed at once).
+    """
+    what = "warm window" if warm else "window"
     with tempfile.TemporaryDirectory() as tmp:
-        env = private_environment(Path(tmp), PYTHONPYCACHEPREFIX=str(OUT / "pycache" / REPO.name))
+        env = private_environment(Path(tmp), PYTHONPYCACHEPREFIX=str(OUT / "pycache" / REPO.name), **extra)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         argv = [sys.executable, str(Path(__file__).resolve()), "--window-child", str(root)]
-        argv += [str(Path(tmp) / "catalogue"), str(seconds)]
+        catalogue = OUT / "scale" / f"catalogue-{root.parent.name}" if warm else Path(tmp) / "catalogue"
+        argv += [str(catalogue), str(seconds)]
         at_load = load()
         argv.append(repr(time.perf_counter()))  # the machine's monotonic clock: the child's too
         sample, peak, out, err = run_sampled(Command("window", "", argv, REPO, env, "ours"))
@@ -245,18 +252,22 @@ def window(root: Path, seconds: float, report: dict[str, Any]) -> list[str]:
         raise SystemExit(f"window child failed ({sample.status}): {err.strip()[-1500:]}")
     found = json.loads(lines[-1][7:])
     found.update(peak_mib=peak, load=at_load)
-    report["window"] = found
+    report[what] = found
     rows = found.get("rows_at")
-    said = "; ".join(f"{t:.1f} s: {m}" for t, m in found["status"][:8])
+    said = "; ".join(f"{t:.1f} s: {m}" for t, m in found["status"][:3] + found["status"][-2:])
+    answers = "; ".join(
+        f"at {a['at']:.1f} s, {a['rows']:,} rows: {a['filter_s'] * 1e3:.0f} / {a['sort_s'] * 1e3:.0f} /"
+        f" {a['select_s'] * 1e3:.0f} ms"
+        for a in found["answers"]
+    )
     return [
-        f"| window: Popen to rows listed | {rows:.2f} s | {peak:.0f} (all processes) | "
+        f"| {what}: Popen to rows listed | {rows:.2f} s | {peak:.0f} (all processes) | "
         f"target < {TARGET_USABLE_S} s, {found.get('rows', 0)} rows then | {at_load} |"
         if rows is not None
-        else f"| window: no rows within {seconds} s | | | | {at_load} |",
-        f"| window: filter / sort / select there | {found.get('filter_s', 0) * 1e3:.0f} / "
-        f"{found.get('sort_s', 0) * 1e3:.0f} / {found.get('select_s', 0) * 1e3:.0f} ms | | "
-        f"longest stall in {seconds:.0f} s: {found['stall_s'] * 1e3:.0f} ms | |",
-        f"| window: status bar | {said} | | | |",
+        else f"| {what}: no rows within {seconds} s | | | | {at_load} |",
+        f"| {what}: filter / sort / select | {answers} | | longest stall in {seconds:.0f} s:"
+        f" {found['stall_s'] * 1e3:.0f} ms, {found['stalls_over_50ms']} over 50 ms | |",
+        f"| {what}: status bar | {said} | | | |",
     ]
 
 
@@ -273,33 +284,40 @@ def window_child(root: str, catalogue: str, seconds: float, start: float) -> int
     app = QApplication([sys.argv[0]])
     window = MainWindow(roots=[Path(root)], catalogue_dir=Path(catalogue))
     window.show()
-    result: dict[str, Any] = {"status": [], "stall_s": 0.0, "window_at": time.perf_counter() - start}
+    result: dict[str, Any] = {"status": [], "stall_s": 0.0, "stalls_over_50ms": 0, "answers": []}
+    result["window_at"] = time.perf_counter() - start
     last = [time.perf_counter()]
 
     def tick() -> None:
         now = time.perf_counter()
-        result["stall_s"] = max(result["stall_s"], now - last[0] - 0.005)
+        gap = now - last[0] - 0.005
+        result["stall_s"] = max(result["stall_s"], gap)
+        result["stalls_over_50ms"] += gap > 0.05
         last[0] = now
         if "rows_at" not in result and window.list_model.rowCount() > 0:
             result["rows_at"] = now - start
             result["rows"] = window.list_model.rowCount()
             QTimer.singleShot(0, answer)
+            for later in (3, 6, 10):  # and again while the build goes on, over more rows
+                QTimer.singleShot(int(later * 1000), answer)
 
     def answer() -> None:
         # What a user does first with the list: narrow it, sort it, choose a row.
-        started = time.perf_counter()
+        found: dict[str, float] = {"at": time.perf_counter() - start, "rows": window.list_model.rowCount()}
+        began = time.perf_counter()
         window.proxy.set_filter_text("a")
         app.processEvents()
-        result["filter_s"] = time.perf_counter() - started
+        found["filter_s"] = time.perf_counter() - began
         window.proxy.set_filter_text("")
-        started = time.perf_counter()
+        began = time.perf_counter()
         window.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)
         app.processEvents()
-        result["sort_s"] = time.perf_counter() - started
-        started = time.perf_counter()
+        found["sort_s"] = time.perf_counter() - began
+        began = time.perf_counter()
         window.table.selectRow(0)
         app.processEvents()
-        result["select_s"] = time.perf_counter() - started
+        found["select_s"] = time.perf_counter() - began
+        result["answers"].append(found)
 
     def status() -> None:
         message = window.statusBar().currentMessage()
@@ -366,6 +384,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--only", default=",".join(SECTIONS), help=f"sections among {','.join(SECTIONS)}")
     p.add_argument("--window-seconds", type=float, default=12.0)
+    p.add_argument("--env", nargs="*", default=[], help="KEY=VALUE for the window's process (a PRIME_ knob)")
     p.add_argument("--huge", type=Path, default=OUT / "size-chain-26.jsonl", help="one huge session")
     p.add_argument("--repo", type=Path, help="another checkout to time `index` of the huge file with")
     return p.parse_args(argv)
@@ -391,7 +410,10 @@ def main(argv: list[str] | None = None) -> int:
         if "warm" in only:
             lines += warm(root, max(3, args.runs), part)
         if "window" in only:
-            lines += window(root, args.window_seconds, part)
+            extra = dict(x.split("=", 1) for x in args.env)
+            lines += window(root, args.window_seconds, part, extra)
+            if (OUT / "scale" / f"catalogue-{root.parent.name}" / "catalogue.sqlite3").is_file():
+                lines += window(root, 8.0, part, extra, warm=True)
         report["sizes"][spec] = part
         print(head + "\n" + "\n".join(lines), flush=True)
     if "huge" in only:
