@@ -376,6 +376,59 @@ def huge(file: Path, runs: int, old: Path | None, report: dict[str, Any]) -> lis
     ]
 
 
+def never_shared(report: dict[str, Any]) -> list[str]:
+    """The catalogue of the templates the histories are copied from (no text shared), and FTS5 variants."""
+    folders = sorted(str(p) for p in (OUT / "scale" / "history-templates").glob("*/sessions"))
+    files = [f for folder in folders for f in Path(folder).rglob("*.jsonl")]
+    total = sum(f.stat().st_size for f in files)
+    catalogue = OUT / "scale" / "catalogue-templates"
+    shutil.rmtree(catalogue, ignore_errors=True)
+    argv = [sys.executable, "-m", "core.cli", "index", *folders, "--catalogue", str(catalogue)]
+    run_sampled(Command("index-templates", "", argv, REPO, bench_env(), "ours"))
+    size, tables = folder_bytes(catalogue), table_sizes(catalogue)
+    argv = [sys.executable, str(Path(__file__).resolve()), "--fts-variants", *folders]
+    _sample, _peak, out, err = run_sampled(Command("fts", "", argv, REPO, bench_env(), "info"))
+    variants = json.loads(out) if out.strip() else {"error": err[-500:]}
+    report["never_shared"] = {"bytes": total, "catalogue": size, "tables": tables, "fts": variants}
+    top = ", ".join(f"{name} {b / 1e6:.1f}" for name, b in list(tables.items())[:6])
+    fts = "; ".join(f"{k}: {v / 1e6:.1f} MB ({v / total:.1%})" for k, v in variants.items() if k != "error")
+    return [
+        f"| catalogue of text never shared ({len(files)} templates, {total / 1e6:.1f} MB) |"
+        f" {size / 1e6:.1f} MB | | {size / total:.1%} of the sessions | MB: {top} |",
+        f"| its FTS5 index alone, rebuilt with other `detail` options | {fts} | | | |",
+    ]
+
+
+def fts_variants(folders: list[str]) -> int:
+    """In a child: the distinct texts of ``folders`` indexed by FTS5 with ``detail`` full, column and none.
+
+    Prints ``{variant: bytes}`` (each in a fresh file, merged into one segment and vacuumed).
+    """
+    from core.catalogue.reading import read_whole
+    from core.catalogue.schema import TOKENIZE
+
+    texts: dict[int, str] = {}
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*.jsonl")):
+            texts.update(read_whole(str(path), path.stat()).texts)
+    sizes = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for detail in ("full", "column", "none"):
+            name = Path(tmp) / f"{detail}.sqlite3"
+            conn = sqlite3.connect(name, isolation_level=None)
+            options = f"content='', tokenize='{TOKENIZE}', detail={detail}"
+            conn.execute(f"CREATE VIRTUAL TABLE fts USING fts5(body, {options})")
+            conn.execute("BEGIN")
+            conn.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", enumerate(texts.values(), 1))
+            conn.execute("COMMIT")
+            conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            conn.execute("VACUUM")
+            conn.close()
+            sizes[f"detail={detail}"] = name.stat().st_size
+    print(json.dumps(sizes))
+    return 0
+
+
 # ============================================================================================== main
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line."""
@@ -416,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
                 lines += window(root, 8.0, part, extra, warm=True)
         report["sizes"][spec] = part
         print(head + "\n" + "\n".join(lines), flush=True)
+    if "cold" in only:
+        print("\n### text never shared", flush=True)
+        print(head + "\n" + "\n".join(never_shared(report)), flush=True)
     if "huge" in only:
         file = args.huge if args.huge.exists() else Path("/work/main/benchmarks/out") / args.huge.name
         print(f"\n### one session of {file.stat().st_size / 1e6:,.0f} MB ({file})", flush=True)
@@ -431,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--fts-variants":
+        sys.exit(fts_variants(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "--window-child":
         sys.exit(window_child(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])))
     sys.exit(main())
