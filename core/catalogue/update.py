@@ -95,10 +95,8 @@ def plan_refresh(conn: sqlite3.Connection, root_paths: list[Path], stats: Refres
     counts the files found. An unchanged file costs a stat and nothing else.
     """
     # Only what the unchanged test needs: the rest (guards, header) is fetched for changed files.
-    known = {
-        path: (file_id, identity)
-        for file_id, path, *identity in conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")
-    }
+    # Rows as SQLite gives them, (id, path, dev, ino, size, mtime_ns): 20,000 of them in a warm pass.
+    known = {row[1]: row for row in conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
     found: dict[str, os.stat_result] = {}
     for root in root_paths:
         found.update(stat_session_files(root))  # root paths are absolute: so are these
@@ -117,7 +115,7 @@ def plan_refresh(conn: sqlite3.Connection, root_paths: list[Path], stats: Refres
     work = []
     for path, st in found.items():
         ident = known.get(path)
-        if ident is not None and ident[1] == [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]:
+        if ident is not None and ident[2:] == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
             continue  # unchanged: a stat was all it cost
         row = None
         if ident is not None:
