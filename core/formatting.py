@@ -6,7 +6,7 @@ same number (the tree once showed 3,600 tokens as "4k" while the message view sa
 
 from __future__ import annotations
 
-import unicodedata
+import re
 
 __all__ = [
     "dollars",
@@ -87,9 +87,17 @@ def duration(ms: float | None) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
+# Every character of the Unicode categories Cc (controls), Zl and Zp (line and paragraph separators).
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def one_line(text: str) -> str:
-    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces."""
-    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text).strip()
+    """``text`` on one line: control characters (newlines, tabs, ...) and line separators become spaces.
+
+    One regular expression, not a test per character: the session list takes the title of 20,000
+    sessions at start (2.5 s a character at a time, on the GUI thread).
+    """
+    return _NOT_ONE_LINE.sub(" ", text).strip()
 
 
 def title(name: str | None, first_message: str, width: int = 80) -> str:

@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, Unpack
 
@@ -31,7 +31,7 @@ from core.catalogue import usage_query
 from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
-from core.catalogue.reading import read_whole
+from core.catalogue.reading import Part, WholeRead, read_whole
 from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors, transaction
 from core.catalogue.search import Hit, SearchFilters, search_entries
 from core.catalogue.update import Batch as _Batch
@@ -44,7 +44,7 @@ from core.catalogue.update import (
     plan_refresh,
     roots_reach,
     within,
-    write_whole,
+    writing_whole,
 )
 from core.catalogue.usage_lineage import settle as settle_usage
 from core.errors import SessionReadError
@@ -178,6 +178,11 @@ class Catalogue:
         """
         bytes_total = sum(item.size for item in work)
         bytes_done = 0
+
+        def within_file(part: Part) -> None:  # progress inside a big file, after each of its parts
+            if progress is not None:
+                progress(done - 1, len(work), bytes_done + part.read_to, bytes_total)
+
         for done, (path, st, row, resume, size) in enumerate(work, start=1):
             if cancel is not None and cancel.is_set():
                 stats.cancelled = True
@@ -188,20 +193,17 @@ class Catalogue:
                     stats.files_appended += 1
                 elif readers is not None:
                     try:
-                        read = readers.take(path)
+                        _write_taken(batch, readers.take(path), within_file)
                         stats.files_from_readers += 1
                     except ReaderDied:  # a worker died (killed, out of memory): go on here
                         readers.close()
                         readers = None
-                        read = read_whole(path, st)
-                    try:
-                        write_whole(batch, read)
+                        self._index_file(batch, path, st, within_file)
                     except MissingText:
-                        stats.files_from_readers -= 1
-                        self._index_file(batch, path, st)
+                        self._index_file(batch, path, st, within_file)
                     stats.files_indexed += 1
                 else:
-                    self._index_file(batch, path, st)
+                    self._index_file(batch, path, st, within_file)
                     stats.files_indexed += 1
             except (SessionReadError, OSError, UnicodeError) as err:
                 if isinstance(err, SessionReadError):
@@ -219,9 +221,20 @@ class Catalogue:
                 progress(done, len(work), bytes_done, bytes_total)
         batch.commit()
 
-    def _index_file(self, batch: _Batch, path: str, st: os.stat_result) -> None:
-        """Read one file whole and replace whatever the catalogue held for it."""
-        write_whole(batch, read_whole(path, st))
+    def _index_file(
+        self, batch: _Batch, path: str, st: os.stat_result, written: Callable[[Part], None]
+    ) -> None:
+        """Read one file whole and replace whatever the catalogue held for it, its parts written as read.
+
+        ``written`` is called after each part is written.
+        """
+        with writing_whole(batch, path) as writer:
+
+            def part(item: Part) -> None:
+                writer.part(item)
+                written(item)
+
+            writer.finish(read_whole(path, st, on_part=part))
 
     # ------------------------------------------------------------------ reading
     def summaries(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[SessionSummary]:
@@ -330,6 +343,25 @@ class Catalogue:
             CatalogueError: the catalogue cannot be read.
         """
         return search_entries(self._connect(), query, filters)
+
+
+def _write_taken(
+    batch: _Batch, taken: Generator[Part | WholeRead, None, None], written: Callable[[Part], None]
+) -> None:
+    """Write a read taken from the worker processes, its parts as they arrive (all undone on an error).
+
+    ``written`` is called after each part is written.
+    """
+    try:
+        item = next(taken)
+        with writing_whole(batch, item.path) as writer:
+            while isinstance(item, Part):
+                writer.part(item)
+                written(item)
+                item = next(taken)
+            writer.finish(item)
+    finally:
+        taken.close()  # stopped early: the worker hands over no more parts of this file
 
 
 _SUMMARY_COLUMNS = (

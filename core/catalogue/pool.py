@@ -14,15 +14,16 @@ worker thread, and forking a process with threads can copy a held lock. A frozen
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from core.catalogue.reading import WholeRead, read_whole
+from core.catalogue.reading import Part, WholeRead, read_whole
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -62,20 +63,50 @@ def reader_count(bytes_to_read: int) -> int:
     return min(4, os.cpu_count() or 1)
 
 
-def _read(path: str, st: os.stat_result, folder: str) -> str:
+def _read(path: str, st: os.stat_result, folder: str, seq: int) -> str:
     """In a worker: read one file whole; return the name of the file holding the pickled result.
 
     Results go through a file, not the executor's pipe: the pipe moves 64 KB per read, and each
     read in the parent waits for the GIL held by the writer thread, which made a worker as slow
-    as the writer. One read of a file in the page cache costs one system call.
+    as the writer. One read of a file in the page cache costs one system call. A file with a lot of
+    text hands its parts over the same way while it is read (``SEQ-N.part``), so neither process
+    holds all its texts; the parent takes them as they appear (:meth:`Readers.take`).
     """
     if len(_handed) > _HANDED_LIMIT:
         _handed.clear()  # texts are handed over again: more to pickle, never wrong
-    data = pickle.dumps(read_whole(path, st, _handed), protocol=pickle.HIGHEST_PROTOCOL)
-    fd, name = tempfile.mkstemp(dir=folder, suffix=".pickle")
-    with open(fd, "wb") as handle:
-        handle.write(data)
+    parts = 0
+
+    def hand_over(part: Part) -> None:
+        nonlocal parts
+        if os.path.exists(os.path.join(folder, f"{seq}.abandoned")):
+            raise _Abandoned  # the parent read the file itself: no more parts for nobody
+        _publish(part, os.path.join(folder, f"{seq}-{parts}.part"))
+        parts += 1
+
+    name = os.path.join(folder, f"{seq}.pickle")
+    _publish(read_whole(path, st, _handed, hand_over), name)
     return name
+
+
+def _publish(value: object, name: str) -> None:
+    """Pickle ``value`` into ``name``, whole or not at all (written under another name, then renamed)."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    with open(name + ".tmp", "wb") as handle:
+        handle.write(data)
+    os.replace(name + ".tmp", name)
+
+
+def _load(name: str) -> object:
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    finally:
+        os.unlink(name)
+    return pickle.loads(data)  # written by _publish, in a worker of this pool
+
+
+class _Abandoned(Exception):
+    """In a worker: the parent stopped taking this file's parts."""
 
 
 class ReaderDied(Exception):
@@ -85,15 +116,16 @@ class ReaderDied(Exception):
 class Readers:
     """Reads files whole in worker processes, a few ahead of the caller, in the order given.
 
-    ``take(path)`` returns the read of the next file in that order (or raises what reading it
-    raised). Close it (or use it as a context manager) to stop the workers; unread results are
-    dropped.
+    ``take(path)`` yields the read of the next file in that order: its parts, then the rest (or raises
+    what reading it raised). Close it (or use it as a context manager) to stop the workers; unread
+    results are dropped.
     """
 
     def __init__(self, jobs: list[tuple[str, os.stat_result]], workers: int) -> None:
         self._jobs = iter(jobs)
-        self._pending: deque[tuple[str, int, Future[str]]] = deque()
+        self._pending: deque[tuple[str, int, int, Future[str]]] = deque()
         self._queued_bytes = 0
+        self._submitted = 0
         self._window = workers * (1 + _AHEAD)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -108,40 +140,62 @@ class Readers:
             if job is None:
                 return
             path, st = job
-            self._pending.append((path, st.st_size, self._pool.submit(_read, path, st, self._folder)))
+            seq = self._submitted
+            self._submitted += 1
+            future = self._pool.submit(_read, path, st, self._folder, seq)
+            self._pending.append((path, seq, st.st_size, future))
             self._queued_bytes += st.st_size
 
-    def take(self, path: str) -> WholeRead:
-        """The read of ``path``, which must be the next file of the jobs.
+    def take(self, path: str) -> Generator[Part | WholeRead, None, None]:
+        """The read of ``path``, which must be the next file of the jobs: its parts, then the rest.
+
+        Stopping early (an exception in the caller) tells the worker to hand over no more parts.
 
         Raises:
             SessionReadError, OSError, UnicodeError: reading the file failed.
             ReaderDied: a worker died (killed, out of memory).
         """
+        from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        expected, size, future = self._pending.popleft()
+        expected, seq, size, future = self._pending.popleft()
         if expected != path:
             raise ValueError(f"asked for {path}, next is {expected}")
         self._queued_bytes -= size
         self._fill()
+        number = 0
+        finished = False
         try:
-            name = future.result()
-        except BrokenProcessPool as err:
-            raise ReaderDied(str(err)) from err
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read()
+            while True:
+                part = os.path.join(self._folder, f"{seq}-{number}.part")
+                if os.path.exists(part):
+                    number += 1
+                    yield _load(part)  # type: ignore[misc]  # a Part, written by _read
+                    continue
+                if not future.done():
+                    wait([future], timeout=0.02, return_when=FIRST_COMPLETED)
+                    continue
+                if os.path.exists(part):  # handed over just before the worker finished
+                    continue
+                try:
+                    name = future.result()
+                except BrokenProcessPool as err:
+                    raise ReaderDied(str(err)) from err
+                finished = True
+                read = _load(name)
+                assert isinstance(read, WholeRead)
+                yield read
+                return
         finally:
-            os.unlink(name)
-        read: WholeRead = pickle.loads(data)  # written by _read, in a worker of this pool
-        return read
+            if not finished:
+                with contextlib.suppress(OSError):
+                    open(os.path.join(self._folder, f"{seq}.abandoned"), "wb").close()
 
     def close(self) -> None:
         """Stop the workers without waiting for reads still queued, and remove their results."""
         self._pool.shutdown(wait=False, cancel_futures=True)
-        # A worker still writing a result may recreate nothing: its mkstemp fails once the
-        # folder is gone, and that failure only reaches a future nobody reads.
+        # A worker still writing a result may recreate nothing: its open fails once the folder is
+        # gone, and that failure only reaches a future nobody reads.
         shutil.rmtree(self._folder, ignore_errors=True)
 
     def __enter__(self) -> Readers:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -155,18 +155,41 @@ def entry_rows(
 
 
 @dataclass(slots=True)
+class Part:
+    """The rows and texts of some entries of a file read whole, handed over before the read ends.
+
+    A file with more than :data:`PART_TEXT` characters of searchable text is handed over in parts, so
+    neither the reader nor the writer ever holds all its texts (a 1 GB session holds about 600 MB).
+    The rows' ``on_path`` is False: the path is known only at the end (:attr:`WholeRead.path_lines`).
+
+    Attributes:
+        path: the file.
+        entries: :func:`entry_rows` of the entries of this part.
+        texts: key -> text, as :attr:`WholeRead.texts`.
+        read_to: bytes of the file read so far (for progress within a big file).
+    """
+
+    path: str
+    entries: list[EntryRow]
+    texts: dict[int, str]
+    read_to: int
+
+
+@dataclass(slots=True)
 class WholeRead:
-    """Everything a whole read of one file puts in the catalogue.
+    """Everything a whole read of one file puts in the catalogue (after the parts handed over, if any).
 
     Attributes:
         path: the file.
         size: bytes read (the end of the last complete line).
         files: the values of :data:`FILE_COLUMNS`, in order.
-        entries: :func:`entry_rows` of every line.
+        entries: :func:`entry_rows` of every line not handed over in a :class:`Part`.
         overrides: ``(target, tokens, cost)`` of each ``child_usage_attributed`` result.
         texts: key -> text for the entries' texts; a reader in a worker leaves out those it handed
             over before (the catalogue has them), so the same text crosses the pipe once.
         usage: the ``usage`` rows (:mod:`core.catalogue.usage_rows`).
+        path_lines: ``(first, last)`` runs of lines handed over in parts whose entries lie on the path
+            to the leaf (their ``on_path`` is to be set); empty when nothing was handed over in parts.
     """
 
     path: str
@@ -176,6 +199,21 @@ class WholeRead:
     overrides: list[OverrideRow]
     texts: dict[int, str]
     usage: list[UsageDbRow]
+    path_lines: list[tuple[int, int]]
+
+
+# Characters of searchable text gathered before a read hands them over as a Part: enough that an
+# ordinary session is one piece (and parts cost nothing), small enough to bound memory.
+# PRIME_SESSIONS_PART_TEXT sets it (the tests make parts of a few entries, also in worker processes).
+PART_TEXT = 16 * 1024 * 1024
+
+
+def part_text() -> int:
+    """Characters of text per :class:`Part`: ``$PRIME_SESSIONS_PART_TEXT``, else :data:`PART_TEXT`."""
+    try:
+        return max(1, int(os.environ["PRIME_SESSIONS_PART_TEXT"]))
+    except (KeyError, ValueError):
+        return PART_TEXT
 
 
 FILE_COLUMNS = (
@@ -185,7 +223,12 @@ FILE_COLUMNS = (
 )
 
 
-def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) -> WholeRead:
+def read_whole(
+    path: str,
+    st: os.stat_result,
+    handed: set[int] | None = None,
+    on_part: Callable[[Part], None] | None = None,
+) -> WholeRead:
     """Read one session file whole into catalogue rows.
 
     Args:
@@ -193,19 +236,36 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         st: its stat, taken by the pass (the identity the catalogue records).
         handed: keys whose texts this reader handed over before; their texts are left out of the
             result, and the new ones are added. None: every text is included.
+        on_part: given, the rows and texts are handed to it in :class:`Part` s whenever ``part_text``
+            characters of text have gathered, and the result holds only the rest. Memory then follows
+            the number of entries, not the bytes of text (:func:`part_text` characters per part).
 
     Raises:
         SessionReadError: the file cannot be read at all.
         OSError: the guards cannot be read.
     """
-    docs: dict[int, Doc] = {}  # by line
+    docs: dict[int, Doc] = {}  # by line, of the entries not handed over yet
+    pending: list[Entry] = []  # the entries not handed over yet
+    gathered = 0  # characters of text in docs
+    handed_up_to = 0  # the last line handed over in a part
     collector = UsageCollector()
+    limit = part_text()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
+        nonlocal gathered, handed_up_to
         doc = entry_doc(entry, obj)
+        pending.append(entry)
         if doc is not None:
             docs[entry.line] = doc
+            gathered += len(doc.text)
         collector.add(entry, obj)
+        if on_part is not None and gathered >= limit:
+            rows, texts = entry_rows(pending, docs, frozenset())
+            on_part(Part(path, rows, _unhanded(texts, handed), entry.offset + entry.length))
+            handed_up_to = entry.line
+            pending.clear()
+            docs.clear()
+            gathered = 0
 
     session = Session(path, checksum=False, observer=observe)
     usage = collector.finish(keep_empty=True)
@@ -221,10 +281,9 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
     # id -> parent, the later line winning for a repeated id, as in Session.by_id
     parents = {entry.id: entry.parent_id for entry in session.entries}
     on_path = set(walk_up(parents, session.leaf_id))
-    entries, texts = entry_rows(session.entries, docs, on_path)
-    if handed is not None:
-        texts = {key: text for key, text in texts.items() if key not in handed}
-        handed.update(texts)
+    entries, texts = entry_rows(pending, docs, on_path)
+    texts = _unhanded(texts, handed)
+    path_lines = _runs(e.line for e in session.entries if e.line <= handed_up_to and e.id in on_path)
     files = (
         st.st_dev,
         st.st_ino,
@@ -265,4 +324,25 @@ def read_whole(path: str, st: os.stat_result, handed: set[int] | None = None) ->
         overrides,
         texts,
         usage_db_rows(usage + collector.attributions, on_path),
+        path_lines,
     )
+
+
+def _unhanded(texts: dict[int, str], handed: set[int] | None) -> dict[int, str]:
+    """``texts`` without those handed over before (recorded in ``handed`` from now on)."""
+    if handed is None:
+        return texts
+    texts = {key: text for key, text in texts.items() if key not in handed}
+    handed.update(texts)
+    return texts
+
+
+def _runs(lines: Iterable[int]) -> list[tuple[int, int]]:
+    """Ascending line numbers as ``(first, last)`` runs of consecutive lines."""
+    runs: list[tuple[int, int]] = []
+    for line in lines:
+        if runs and runs[-1][1] == line - 1:
+            runs[-1] = (runs[-1][0], line)
+        else:
+            runs.append((line, line))
+    return runs

@@ -120,6 +120,16 @@ GRAINS = (3600, 900)
 """Seconds per group of ``usage_groups``: hours serve most zones, 15 minutes every zone."""
 
 
+def delete_groups(conn: sqlite3.Connection, file_id: int) -> None:
+    """Remove a file's ``usage_groups`` rows.
+
+    By every grain: the key starts with the grain, so ``file_id`` alone would scan the whole table, once
+    per file read (which made a cold build of 20,000 files quadratic: 11 of its 28 s at 6,000 files).
+    """
+    marks = ", ".join("?" * len(GRAINS))
+    conn.execute(f"DELETE FROM usage_groups WHERE grain IN ({marks}) AND file_id = ?", (*GRAINS, file_id))
+
+
 def regroup(conn: sqlite3.Connection, file_id: int) -> None:
     """Add up a file's counted rows into ``usage_groups`` again, and note its ``usage_sessions`` row.
 
@@ -133,7 +143,7 @@ def regroup(conn: sqlite3.Connection, file_id: int) -> None:
         " parent_session, read_end, created_ms FROM files WHERE id = ? AND header IS NOT NULL",
         (file_id,),
     )
-    conn.execute("DELETE FROM usage_groups WHERE file_id = ?", (file_id,))
+    delete_groups(conn, file_id)
     moment = "coalesce(u.ts_ms, f.created_ms, 0)"
     for grain in GRAINS:
         conn.execute(

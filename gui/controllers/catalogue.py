@@ -324,21 +324,27 @@ class CatalogueController(QObject):
             status.showMessage(f"Cannot update the catalogue: {user_sentence(error)}")
             self._refresh_done(False)
 
+        # A first start over thousands of sessions takes seconds (minutes for 5 GB): show the newest ones
+        # as they are catalogued rather than an empty list until the end. The first pass commits its
+        # first file at once, so the first partial list is read at the first progress: on an empty list
+        # that is what makes it usable within a second of start. An empty answer asks again.
+        next_partial = time.monotonic() if not self.list_model.rowCount() else time.monotonic() + 1.0
+
         def partial(summaries: list[SessionSummary]) -> None:
+            nonlocal next_partial
+            if not summaries:
+                next_partial = time.monotonic()
             if self._refreshing:
                 self.list_model.update_summaries(summaries)
                 self.select_open_row()
 
-        last_partial = time.monotonic()
-
-        def progress(files_done: int, files_total: int, _bytes_done: int, _bytes_total: int) -> None:
-            nonlocal last_partial
-            status.showMessage(f"Reading sessions: {files_done} of {files_total} files")
-            # A first start over thousands of sessions takes seconds: show the newest ones as they are
-            # catalogued rather than an empty list until the end.
+        def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
+            nonlocal next_partial
+            share = f" ({bytes_done / bytes_total:.0%})" if bytes_total else ""
+            status.showMessage(f"Reading sessions: {files_done} of {files_total} files{share}")
             now = time.monotonic()
-            if now - last_partial >= _PARTIAL_LIST_SECONDS:
-                last_partial = now
+            if now >= next_partial:
+                next_partial = now + _PARTIAL_LIST_SECONDS
                 runner.start("catalogue-partial", lambda _task: read_summaries(folder, roots), partial)
 
         runner.start(

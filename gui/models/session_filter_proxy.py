@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from gui.models.roles import Role
+from gui.models.session_list_model import SessionListModel
 
 if TYPE_CHECKING:
     from core.session import SessionSummary
 
-__all__ = ["SessionFilterProxy", "filter_words", "matches"]
+__all__ = ["SessionFilterProxy", "filter_words", "haystack", "matches"]
 
 # Qt 6.9 added beginFilterChange(); 6.10 added endFilterChange() and deprecated invalidateFilter().
 _HAS_BEGIN = hasattr(QSortFilterProxyModel, "beginFilterChange")
@@ -25,12 +26,17 @@ def filter_words(text: str) -> list[str]:
     return text.casefold().split()
 
 
+def haystack(summary: SessionSummary) -> str:
+    """What the filter looks in: the title, project, id and models of ``summary``, casefolded."""
+    return "\n".join([summary.title, summary.cwd, summary.id or "", *summary.models]).casefold()
+
+
 def matches(summary: SessionSummary, words: list[str]) -> bool:
     """True when every word occurs in the title, project, id or models of ``summary`` (casefolded)."""
     if not words:
         return True
-    haystack = "\n".join([summary.title, summary.cwd, summary.id or "", *summary.models]).casefold()
-    return all(word in haystack for word in words)
+    text = haystack(summary)
+    return all(word in text for word in words)
 
 
 class SessionFilterProxy(QSortFilterProxyModel):
@@ -45,6 +51,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
         super().__init__(parent)
         self._filter_text = ""
         self._words: list[str] = []
+        self._haystacks: dict[str, tuple[SessionSummary, str]] = {}  # path -> (summary, haystack)
         self._named_only = False
         self.setSortRole(Role.SORT)
         self.setDynamicSortFilter(True)
@@ -100,10 +107,22 @@ class SessionFilterProxy(QSortFilterProxyModel):
         return self.data(index, Role.ITEM) if index.isValid() else None
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        if not self._words and not self._named_only:
+            return True  # every row, without a call back into Python per row (20,000 after each change)
         model = self.sourceModel()
-        summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)
+        if isinstance(model, SessionListModel):  # straight to the row: no index and data() per row
+            summary = model.summary_at(source_row)
+        else:
+            summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)
         if summary is None:
             return False
         if self._named_only and not summary.name:
             return False
-        return matches(summary, self._words)
+        if not self._words:
+            return True
+        # Each keystroke filters every row again: 20,000 casefolded titles took 0.3 s to build each time.
+        cached = self._haystacks.get(summary.path)
+        if cached is None or cached[0] is not summary:
+            cached = self._haystacks[summary.path] = (summary, haystack(summary))
+        text = cached[1]
+        return all(word in text for word in self._words)

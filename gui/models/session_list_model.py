@@ -113,6 +113,9 @@ COLUMNS: tuple[Column, ...] = (
 assert len(COLUMNS) == len(SessionColumn)
 
 
+_UNKNOWN: Any = object()  # a sort key not worked out yet
+
+
 def _tooltip(s: SessionSummary) -> str:
     """Rich-text tooltip; every value is escaped (titles are user text and may look like HTML)."""
     title = s.title
@@ -167,7 +170,8 @@ class SessionListModel(QAbstractTableModel):
         self._rows: list[SessionSummary] = []
         self._row_of: dict[str, int] = {}
         self._rows, self._row_of = self._dedupe(summaries)
-        self._sort_keys: dict[str, tuple[SessionSummary, tuple]] = {}  # path -> (summary, key per column)
+        # path -> (summary, key per column, each worked out when first sorted by: 20,000 at start)
+        self._sort_keys: dict[str, tuple[SessionSummary, list]] = {}
         self._order: tuple[int, Qt.SortOrder] | None = None  # (column, order) of the last sort()
         self._threaded = False
         self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (threaded mode)
@@ -300,12 +304,15 @@ class SessionListModel(QAbstractTableModel):
         summary = self.summary_at(row)
         return self._depth.get(summary.path, 0) if summary is not None and self._threaded else 0
 
-    def _keys(self, summary: SessionSummary) -> tuple:
+    def _key(self, summary: SessionSummary, column: int) -> str | int | float:
         cached = self._sort_keys.get(summary.path)
         if cached is None or cached[0] is not summary:  # a new or changed summary: new keys
-            cached = (summary, tuple(column.sort_key(summary) for column in COLUMNS))
+            cached = (summary, [_UNKNOWN] * len(COLUMNS))
             self._sort_keys[summary.path] = cached
-        return cached[1]
+        key = cached[1][column]
+        if key is _UNKNOWN:
+            key = cached[1][column] = COLUMNS[column].sort_key(summary)
+        return key
 
     def _ordered(self, rows: list[SessionSummary]) -> list[SessionSummary]:
         """``rows`` in the order asked for; threaded: each session followed by its forks, depth first."""
@@ -315,7 +322,7 @@ class SessionListModel(QAbstractTableModel):
         column, order = self._order if self._order is not None else (-1, Qt.SortOrder.AscendingOrder)
         descending = order == Qt.SortOrder.DescendingOrder
         if column >= 0:
-            rows = sorted(rows, key=lambda s: (self._keys(s)[column], s.path), reverse=descending)
+            rows = sorted(rows, key=lambda s: (self._key(s, column), s.path), reverse=descending)
         if not self._threaded:
             return rows
         # Parents among the listed sessions, also when the recorded path is stale (copied or synced
@@ -370,7 +377,7 @@ class SessionListModel(QAbstractTableModel):
     def _sort_key(self, row: int, col: int) -> str | int | float | None:
         if not (0 <= row < len(self._rows) and 0 <= col < len(COLUMNS)):
             return None
-        return self._keys(self._rows[row])[col]
+        return self._key(self._rows[row], col)
 
     # -- Qt overrides ---------------------------------------------------------------------------------------
 

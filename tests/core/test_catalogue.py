@@ -847,28 +847,31 @@ def test_a_write_that_fails_midway_leaves_no_text_half_indexed(
     cat: Catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "r"
+    write_session(root / "n.jsonl", header("sid-n", "/r"), [user("n1", None, "wombat newest", T0)])
     write_session(root / "a.jsonl", header("sid-a", "/r"), [user("a1", None, "numbat first", T0)])
     write_session(root / "b.jsonl", header("sid-b", "/r"), [user("b1", None, "numbat second", T0)])
-    os.utime(root / "b.jsonl", (1_700_000_000, 1_700_000_000))  # older: read second
+    os.utime(root / "a.jsonl", (1_700_000_100, 1_700_000_100))  # older: read second
+    os.utime(root / "b.jsonl", (1_700_000_000, 1_700_000_000))  # oldest: read third
     real = update_module.insert_overrides
     calls = []
 
     def failing(conn: sqlite3.Connection, file_id: int, overrides: dict) -> None:
         calls.append(file_id)
-        if len(calls) == 2:  # the second file, after its texts went in, inside the same batch
+        if len(calls) == 3:  # the third file, after its texts went in, inside the same batch as a
             raise sqlite3.OperationalError("disk I/O error")
         real(conn, file_id, overrides)
 
     monkeypatch.setattr(update_module, "insert_overrides", failing)
-    monkeypatch.setattr(update_module.Batch, "SECONDS", 60.0)  # both files in one batch
+    monkeypatch.setattr(update_module.Batch, "SECONDS", 60.0)  # after the first file, one batch
     with pytest.raises(CatalogueError):
         cat.refresh([root])
-    assert by_path(cat) == {}  # the open batch was rolled back with it: nothing half written
-    assert _count(cat, "texts") == 0
+    # The first file of a pass is committed alone; the open batch was rolled back with the failure.
+    assert list(by_path(cat)) == [str(root / "n.jsonl")]
+    assert _count(cat, "texts") == 1
     monkeypatch.setattr(update_module, "insert_overrides", real)
     cat.refresh([root])
     assert ids(cat.search("numbat")) == {"a1", "b1"}
-    assert_summaries_fresh(cat, [root / "a.jsonl", root / "b.jsonl"])
+    assert_summaries_fresh(cat, [root / "a.jsonl", root / "b.jsonl", root / "n.jsonl"])
 
 
 def _everything(cat: Catalogue, roots: list[Path]) -> tuple:
@@ -908,13 +911,13 @@ class _FakeReaders:
         self.handed_all = handed_all
         self.broken = broken
 
-    def take(self, path: str):
+    def take(self, path: str):  # a generator, as Readers.take: its parts, then the rest
         if self.broken:
             raise catalogue_module.ReaderDied("a worker died")
         read = catalogue_module.read_whole(path, self.jobs[path])
         if self.handed_all:
             read.texts = {}  # as if this worker had handed every text over in a rolled-back batch
-        return read
+        yield read
 
     def close(self) -> None:
         pass

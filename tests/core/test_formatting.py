@@ -33,3 +33,15 @@ def test_whole_tokens_costs_and_durations() -> None:
     assert duration(42_999) == "42 s"
     assert duration(187_000) == "3 min 07 s"
     assert duration(7_500_000) == "2 h 05 min"
+
+
+def test_one_line_turns_exactly_the_control_and_separator_characters_into_spaces() -> None:
+    import sys
+    import unicodedata
+
+    from core.formatting import one_line
+
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    wanted = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in every).strip()
+    assert one_line(every) == wanted
+    assert one_line("\n a\tb\u2028c\u2029d\x85e \r\n") == "a b c d e"

@@ -218,9 +218,9 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
     monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)  # a commit after every file
     read = catalogue_module.read_whole
 
-    def slow_read(path: str, st: object) -> WholeRead:  # a big history, whatever the machine
+    def slow_read(path: str, st: object, *args: object, **kwargs: object) -> WholeRead:  # a big history
         time.sleep(0.3)
-        return read(path, st)
+        return read(path, st, *args, **kwargs)
 
     monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
     window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
@@ -234,6 +234,31 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
         return any(0 < n < 7 for n in seen)
 
     qtbot.waitUntil(some_listed, timeout=TIMEOUT)  # rows while the refresh is still reading
+    qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
+    assert window.list_model.rowCount() == 7
+    window.close()
+
+
+def test_a_first_start_lists_the_newest_session_after_the_first_file_is_read(
+    qtbot, sessions: Path, tmp_path: Path, monkeypatch, _private_settings
+) -> None:
+    # Issue 18: the list usable within a second of start while a cold build of 5 GB runs. The pass
+    # commits its first file at once and the list reads it at the first progress, not a second later.
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+    read = catalogue_module.read_whole
+
+    def slow_read(path: str, st: object, *args: object, **kwargs: object) -> WholeRead:
+        time.sleep(0.4)
+        return read(path, st, *args, **kwargs)
+
+    monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
+    window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.list_model.rowCount() > 0, timeout=TIMEOUT)
+    assert window.catalogue.refreshing
+    assert window.list_model.rowCount() <= 2  # after the first file or two of 7, not a batch later
+    assert re.fullmatch(r"Reading sessions: \d of 7 files \(\d+%\)", window.statusBar().currentMessage())
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     assert window.list_model.rowCount() == 7
     window.close()

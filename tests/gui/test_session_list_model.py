@@ -549,6 +549,17 @@ def test_filter_follows_live_updates(proxy, model, summaries):
     assert visible_paths(proxy) == {renamed.path}
 
 
+def test_filter_reads_a_changed_summary_again(proxy, model, summaries):
+    # The proxy keeps each row's casefolded text between keystrokes: a new summary must replace it.
+    proxy.set_filter_text("e")
+    renamed = dataclasses.replace(summaries[2], name="Quetzal")
+    model.update_summaries([*summaries[:2], renamed, *summaries[3:]])
+    proxy.set_filter_text("quetzal")
+    assert visible_paths(proxy) == {renamed.path}
+    model.update_summaries(summaries)
+    assert visible_paths(proxy) == set()
+
+
 def test_filter_uses_the_qt_filter_change_protocol(proxy):
     # Qt 6.10+ deprecates invalidateFilter() in favour of beginFilterChange()/endFilterChange().
     if hasattr(QSortFilterProxyModel, "endFilterChange"):
