@@ -35,7 +35,7 @@ __all__ = ["MIN_BYTES", "export_workers", "render_in_parts"]
 MIN_BYTES = 4 * 1024 * 1024  # bytes of entries before a child is worth its fork (and its pickling)
 # The child's share of the bytes left: the parent also sums the page's usage and puts the page together,
 # so an even cut left it the slower. Measured on the 20,000-message benchmark session.
-CHILD_SHARE = 0.55
+CHILD_SHARE = 0.68
 _WORKERS_VARIABLE = "PRIME_SESSIONS_EXPORT_WORKERS"
 _STATS_VARIABLE = "PRIME_SESSIONS_EXPORT_STATS"  # a file the benchmark reads: how the work was split
 
@@ -146,6 +146,8 @@ def _render_with_child(
             "parent_render_s": round(own - began, 3),
             "meanwhile_s": round(meanwhile_done - own, 3),
             "waited_s": round(received - meanwhile_done, 3),
+            "child_render_s": round(payload[0], 3) if isinstance(payload, tuple) and payload else None,
+            "merged_s": round(time.perf_counter() - received, 3),
         }
     )
 
@@ -168,8 +170,10 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
     if renderer.images is not None:
         renderer.images.files = {}
     work.shown_under = {}
+    began = time.perf_counter()
     work.render(start, stop)
     payload = (
+        time.perf_counter() - began,
         work.fragments[start:stop],
         work.nodes[start:stop],
         work.shown_under,
@@ -183,9 +187,9 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
 
 def _merge(work: PageEntries, start: int, stop: int, payload: object) -> bool:
     """Put the child's results where one process would have put them; False when they do not fit."""
-    if not isinstance(payload, tuple) or len(payload) != 6:
+    if not isinstance(payload, tuple) or len(payload) != 7:
         return False
-    fragments, nodes, under, models, counts, images = payload
+    _seconds, fragments, nodes, under, models, counts, images = payload
     if len(fragments) != stop - start or len(nodes) != stop - start:
         return False
     work.fragments[start:stop] = fragments
