@@ -43,13 +43,14 @@ from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
-from core.export.usage_summary import usage_rows
+from core.export.usage_summary import collector_for, usage_rows, wants_usage
 from core.render.notes import session_notes
 from core.session.usage import entries_usage
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry, Session
+    from core.usage.records import UsageCollector
 
 __all__ = ["HtmlExport", "HtmlRenderer", "PageEntries", "session_to_html"]
 
@@ -227,14 +228,16 @@ def session_to_html(
         labels = {key: redactor.text(label) for key, label in labels.items() if key in position}
     renderer = HtmlRenderer(options, redactor, sink, labels)
     renderer.notes = session_notes(session)
-    work = PageEntries(session, entries, renderer, position, labels)
+    work = PageEntries(session, entries, renderer, position, labels, collector_for(session))
     # What the exported scope cost, for the header: summed while a child renders, when there is one.
     usage: list[tuple[str, str]] = []
     totals: list[tuple[int | float, float]] = []
+    read_back = work.usage is None  # the bodies rendered cannot be counted as read (see collector_for)
 
     def sum_usage() -> None:
         totals.append(entries_usage(session, entries))
-        usage.extend(usage_rows(session, entries, redactor, whole_tree))
+        if read_back:
+            usage.extend(usage_rows(session, entries, redactor, whole_tree))
 
     if workers > 1:
         from core.export.parallel import render_in_parts
@@ -243,6 +246,8 @@ def session_to_html(
     else:
         work.render(0, len(entries))
         sum_usage()
+    if work.usage is not None:
+        usage.extend(usage_rows(session, entries, redactor, whole_tree, work.usage.finish()))
     nodes, fragments, shown_under = work.nodes, work.fragments, work.shown_under
     for i, row in enumerate(nodes):
         if not row:  # cannot happen (every entry is yielded or handed over); a stub keeps indexes valid
@@ -267,6 +272,8 @@ class PageEntries:
         nodes: the sidebar rows, by index (``[]`` until rendered).
         fragments: the entries' HTML as JSON for the data island, by index.
         shown_under: index of a tool result -> index of the call it is shown under.
+        usage: counts the usage of every body rendered, as read (None: the usage summary reads the
+            file again instead, see :func:`~core.export.usage_summary.collector_for`).
     """
 
     def __init__(
@@ -276,8 +283,10 @@ class PageEntries:
         renderer: HtmlRenderer,
         position: dict[str, int],
         labels: dict[str, str],
+        usage: UsageCollector | None = None,
     ) -> None:
         self.session = session
+        self.usage = usage
         self.entries = entries
         self.renderer = renderer
         self.position = position
@@ -292,8 +301,17 @@ class PageEntries:
         session, renderer, position, labels = self.session, self.renderer, self.position, self.labels
         options, redactor = renderer.options, renderer.redactor
         part = self.entries[start:stop]
+        usage = self.usage
         for entry, body, results in paired(part, session.bodies(part)):
             i = position[entry.id]
+            if usage is not None:  # as read: before the redaction
+                if wants_usage(entry):
+                    usage.add(entry, body)
+                for result in (results or {}).values():
+                    result_id = result.get("id")
+                    result_entry = session.get(result_id) if isinstance(result_id, str) else None
+                    if result_entry is not None and wants_usage(result_entry):
+                        usage.add(result_entry, result)
             keep = wanted(entry, options)
             if keep and redactor is not None:
                 body = redactor.value(body)

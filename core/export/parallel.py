@@ -6,7 +6,7 @@ exceptions that run through the whole page: the colouring budget, the models see
 counts (and the images written beside the page). So right after loading the parent forks; the child
 renders the last stretch with its own copy of everything loaded and the colouring budget closed
 (:attr:`~core.export.highlighter.Highlighter.closed`: once closed, no block is coloured, whatever came
-before), and sends back its fragments, rows, models, counts and images through a pipe (pickled: a few
+before), and sends back its fragments, rows, models, counts, images and usage through a pipe (pickled: a few
 tens of megabytes, mostly bytes objects), while the parent renders the stretch before it and sums the
 page's usage. The child's work is taken when the parent's budget closed in its own stretch, and the
 page is then the same, byte for byte, as one process makes.
@@ -170,6 +170,8 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
     if renderer.images is not None:
         renderer.images.files = {}
     work.shown_under = {}
+    if work.usage is not None:
+        work.usage = type(work.usage)()
     began = time.perf_counter()
     work.render(start, stop)
     payload = (
@@ -180,6 +182,7 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
         renderer.models,
         redactor.counts if redactor is not None else None,
         renderer.images.files if renderer.images is not None else None,
+        work.usage.rows if work.usage is not None else None,
     )
     with os.fdopen(write_end, "wb") as pipe:
         pickle.dump(payload, pipe, protocol=pickle.HIGHEST_PROTOCOL)
@@ -187,9 +190,9 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
 
 def _merge(work: PageEntries, start: int, stop: int, payload: object) -> bool:
     """Put the child's results where one process would have put them; False when they do not fit."""
-    if not isinstance(payload, tuple) or len(payload) != 7:
+    if not isinstance(payload, tuple) or len(payload) != 8:
         return False
-    _seconds, fragments, nodes, under, models, counts, images = payload
+    _seconds, fragments, nodes, under, models, counts, images, usage = payload
     if len(fragments) != stop - start or len(nodes) != stop - start:
         return False
     work.fragments[start:stop] = fragments
@@ -202,6 +205,8 @@ def _merge(work: PageEntries, start: int, stop: int, payload: object) -> bool:
         renderer.redactor.counts.update(counts)
     if images and renderer.images is not None:
         renderer.images.files.update(images)
+    if usage and work.usage is not None:
+        work.usage.rows.update(usage)  # by line: finish() puts them in file order
     return True
 
 

@@ -15,9 +15,13 @@ from pathlib import Path
 import pytest
 
 from core.export import ExportOptions, parallel, render_export
+from core.export.common import select_entries
 from core.export.highlighter import Highlighter
 from core.export.island import island, json_for_script
+from core.export.usage_summary import collector_for, usage_rows, wants_usage
 from core.session import load_session
+from tests.conftest import DEMO, SAMPLES
+from tests.core.current_entries import write_current_session
 from tests.core.test_render import assistant, chain, message, write
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the export forks only where os.fork exists")
@@ -170,3 +174,36 @@ def test_island_in_chunks_is_the_island_at_once() -> None:
     nodes = [[-1, "user", "x", None, str(i), "message"] for i in range(3000)]
     joined = b"".join(island(nodes, fragments, {"1": 0}, 2))
     assert joined == json_for_script({"n": nodes, "h": texts, "u": {"1": 0}, "leaf": 2})
+
+
+_USAGE_FILES = sorted(
+    [*DEMO.glob("*.jsonl"), *SAMPLES.rglob("*.jsonl"), *(SAMPLES.parent / "samples-latest").rglob("*.jsonl")]
+)
+
+
+@pytest.mark.parametrize("path", _USAGE_FILES, ids=lambda p: p.name[:40])
+def test_usage_counted_from_the_rendered_bodies_is_the_usage_read_back(path: Path) -> None:
+    # The page's usage summary comes from the bodies it renders where that cannot differ from
+    # reading the lines again (collector_for); where it could, the lines are read as before.
+    session = load_session(path)
+    if not session.entries:
+        return
+    collector = collector_for(session)
+    if collector is None:
+        return
+    entries = select_entries(session, None, True)
+    for entry, body in zip(entries, session.bodies(entries), strict=True):
+        if wants_usage(entry):
+            collector.add(entry, body)
+    rows = usage_rows(session, entries, None, True, collector.finish())
+    assert rows == usage_rows(session, entries, None, True)
+
+
+def test_usage_is_read_back_where_an_attribution_or_an_old_format_could_change_it(tmp_path: Path) -> None:
+    session = load_session(write_current_session(tmp_path / "current.jsonl"))
+    assert any(e.kind == "child_usage_attributed" for e in session.entries)
+    assert collector_for(session) is None
+    v2 = write(tmp_path / "v2.jsonl", chain([message("user", content="hi")]))
+    v2.write_text(v2.read_text().replace('"version":3', '"version":2', 1))
+    assert collector_for(load_session(v2)) is None
+    assert collector_for(load_session(_session(tmp_path, 3))) is not None
