@@ -148,7 +148,11 @@ def test_workers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRIME_SESSIONS_EXPORT_WORKERS", "2")
     assert parallel.export_workers() == 2
     monkeypatch.delenv("PRIME_SESSIONS_EXPORT_WORKERS")
-    assert parallel.export_workers() in (1, 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.9, 0.5, 0.5))
+    assert parallel.export_workers() == 2  # a processor idle
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.4, 2.0, 1.5))
+    assert parallel.export_workers() == 1  # both busy with other work: the child would only slow it
 
 
 def test_the_budget_closes_at_the_first_block_it_cannot_take() -> None:
