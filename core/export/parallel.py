@@ -110,8 +110,22 @@ def _render_with_child(
 ) -> None:
     """Entries ``start``-``split`` here, ``split``-``stop`` in a forked child, then the child's merged in."""
     began = time.perf_counter()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:  # out of file descriptors: one process it is
+        work.render(start, stop)
+        if meanwhile is not None:
+            meanwhile()
+        return
+    try:
+        pid = os.fork()
+    except OSError:  # no memory or process for a child: one process it is
+        os.close(read_end)
+        os.close(write_end)
+        work.render(start, stop)
+        if meanwhile is not None:
+            meanwhile()
+        return
     if pid == 0:  # the child: render, send, and leave without running anything of the parent's
         status = 1
         try:

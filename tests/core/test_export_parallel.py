@@ -211,3 +211,15 @@ def test_usage_is_read_back_where_an_attribution_or_an_old_format_could_change_i
     v2.write_text(v2.read_text().replace('"version":3', '"version":2', 1))
     assert collector_for(load_session(v2)) is None
     assert collector_for(load_session(_session(tmp_path, 3))) is not None
+
+
+@pytest.mark.usefixtures("split_small")
+def test_no_child_to_be_had_renders_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    path = _session(tmp_path, 60)
+    one, *_ = _export(path, 1, tmp_path / "stats")
+    monkeypatch.setattr(os, "fork", refused)
+    two, _images, _counts, records = _export(path, 2, tmp_path / "stats")
+    assert records == [] and two == one
