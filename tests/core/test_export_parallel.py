@@ -223,3 +223,21 @@ def test_no_child_to_be_had_renders_in_one_process(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(os, "fork", refused)
     two, _images, _counts, records = _export(path, 2, tmp_path / "stats")
     assert records == [] and two == one
+
+
+@pytest.mark.usefixtures("split_small")
+def test_the_command_line_exports_html_with_a_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.cli import main
+
+    path = _session(tmp_path, 60)
+    one, *_ = _export(path, 1, tmp_path / "stats")
+    stats = tmp_path / "cli-stats"
+    monkeypatch.setenv("PRIME_SESSIONS_EXPORT_WORKERS", "2")
+    monkeypatch.setenv("PRIME_SESSIONS_EXPORT_STATS", str(stats))
+    out = tmp_path / "page.html"
+    assert main(["export", str(path), "--format", "html", "--tree", "-o", str(out)]) == 0
+    assert [json.loads(line)["child_used"] for line in stats.read_text().splitlines()] == [True]
+    assert out.read_bytes() == one
+    markdown = tmp_path / "page.md"  # only the HTML export forks
+    assert main(["export", str(path), "--format", "md", "--tree", "-o", str(markdown)]) == 0
+    assert len(stats.read_text().splitlines()) == 1
