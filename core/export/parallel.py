@@ -43,12 +43,14 @@ _STATS_VARIABLE = "PRIME_SESSIONS_EXPORT_STATS"  # a file the benchmark reads: h
 def export_workers() -> int:
     """Processes the command line's HTML export may use: ``$PRIME_SESSIONS_EXPORT_WORKERS``, else 2 or 1.
 
-    2 where ``os.fork`` exists and the 1-minute load average leaves a processor idle besides this
-    process (the rule of the PDF export's children, ``gui.pdf_export.part_count``), else 1: the child
-    costs about a fifth more processor time in all (copied pages, the pickled results), which pays
-    only on a processor nothing else wants. On the two shared processors of the project machine, busy
-    with other work (load 2.4), two processes took 1.59 s against 1.38 s for one. An invalid value of
-    the variable counts as 1.
+    2 where ``os.fork`` exists and what the 1-minute load average says other work takes (the load less
+    this process) leaves this export more than one processor's worth, else 1: the child costs about a
+    fifth more processor time in all (copied pages, the pickled results), which pays only where a
+    processor is at least partly idle. Paired runs on the two shared processors of the project machine
+    (two processes against one): load 1.1, 1.10 against 1.36 s; load 1.7, 1.14 against 1.37 s; load
+    2.4, 1.59 against 1.38 s; load 3.4, 2.26 against 1.56 s. (The PDF export's rounding,
+    ``gui.pdf_export.part_count``, would stay at one process at load 1.7.) An invalid value of the
+    variable counts as 1.
     """
     given = os.environ.get(_WORKERS_VARIABLE)
     if given is not None:
@@ -66,7 +68,7 @@ def export_workers() -> int:
         others = max(0.0, os.getloadavg()[0] - 1)
     except OSError:  # no load average
         others = 0.0
-    return 2 if round(processors - others) >= 2 else 1
+    return 2 if processors - others > 1 else 1
 
 
 def render_in_parts(work: PageEntries, workers: int, meanwhile: Callable[[], None] | None = None) -> None:
