@@ -84,7 +84,7 @@ def build(args: argparse.Namespace, oracle: Path, session: Path, work: Path) -> 
     commands = [
         Command(
             "ours",
-            "python -m core.cli export FILE --format html --tree (a child when a processor is idle)",
+            "python -m core.cli export FILE --format html --tree (a child at a load under 2)",
             ours("ours.html"),
             REPO,
             ours_env,
