@@ -120,6 +120,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int:
     from core.export import ExportOptions, render_export, save_export
+    from core.export.parallel import export_workers
     from core.session import load_session
 
     session = load_session(args.file, checksum=False, keep_bodies=True)  # read once, rendered at once
@@ -142,6 +143,9 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
         whole_tree=args.tree,
         target=None if to_stdout else args.output,
         pdf_writer=pdf_writer,
+        # The command line runs no other thread, so the HTML export may fork a child to render part
+        # of the page (core.export.parallel); the app calls render_export with one worker.
+        workers=export_workers() if fmt == "html" else 1,
     )
     if options.redacting:
         print(f"Redacted: {_counts_line(rendered.counts)}", file=sys.stderr)

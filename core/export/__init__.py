@@ -6,9 +6,9 @@
 ``safe_markdown`` (raw HTML and script links out of the Markdown export's message text), ``html`` (the
 page's entries and assembly), ``page`` (its shell, policy and assets), ``island`` (its sidebar rows and
 fragments as JSON), ``cmark`` (message Markdown as HTML) and ``pieces`` (huge Markdown a piece at a time),
-``highlighter`` (code), ``files`` (writing the results atomically) and ``redact``. The HTML page's
-stylesheet and script are in ``assets/``. Tool calls are paired with their results by
-:mod:`core.body.tools`.
+``highlighter`` (code), ``parallel`` (the command line's page rendered by two processes), ``files``
+(writing the results atomically) and ``redact``. The HTML page's stylesheet and script are in
+``assets/``. Tool calls are paired with their results by :mod:`core.body.tools`.
 """
 
 from __future__ import annotations

@@ -300,7 +300,12 @@ class Metadata:
 
 
 def metadata(
-    session: Session, entries: list[Entry], redactor: Redactor | None, scope: str, models: Iterable[str] = ()
+    session: Session,
+    entries: list[Entry],
+    redactor: Redactor | None,
+    scope: str,
+    models: Iterable[str] = (),
+    usage: tuple[int | float, float] | None = None,
 ) -> Metadata:
     """The title and metadata rows of an export of ``entries`` (tokens and cost over those entries).
 
@@ -310,13 +315,15 @@ def metadata(
         redactor: applied to every value taken from the session; None for none.
         scope: a description of what is exported (``"path to the current leaf"``...).
         models: ``provider/model`` names seen in the exported messages; the session's when empty.
+        usage: ``entries_usage(session, entries)`` when the caller summed it already (the HTML
+            export does while a child process renders); summed here when None.
     """
 
     def clean(text: str) -> str:
         return redactor.text(text) if redactor is not None else text
 
     models = list(dict.fromkeys(models)) or list(session.models)
-    tokens, cost = entries_usage(session, entries)
+    tokens, cost = usage if usage is not None else entries_usage(session, entries)
     times = [e.ts_ms for e in entries]
     known = [t for t in times if t is not None]
     title = redacted_cut(" ".join((session.name or session.first_message or "").split()), 100, redactor)

@@ -59,6 +59,7 @@ def render_export(
     whole_tree: bool = False,
     target: str | os.PathLike[str] | None = None,
     pdf_writer: PdfWriter | None = None,
+    workers: int = 1,
 ) -> RenderedExport:
     """Render a session as ``md``, ``html`` or ``pdf``.
 
@@ -70,6 +71,8 @@ def render_export(
         whole_tree: every branch instead of one path.
         target: where the file will go; names the image folder when images go beside it.
         pdf_writer: needed for PDF (core has no Qt); without it PDF raises InvalidRequestError.
+        workers: processes the HTML export may use (see :mod:`core.export.parallel`); more than 1
+            only from a caller that runs no other thread (the command line, not the app).
 
     Returns:
         The bytes, the images and the redaction counts.
@@ -87,7 +90,13 @@ def render_export(
         from core.export.html import session_to_html
 
         page = session_to_html(
-            session, options, leaf_id=leaf_id, whole_tree=whole_tree, redactor=redactor, image_folder=folder
+            session,
+            options,
+            leaf_id=leaf_id,
+            whole_tree=whole_tree,
+            redactor=redactor,
+            image_folder=folder,
+            workers=workers,
         )
         parts, images, entries = page.parts, page.images, page.entries
     else:

@@ -18,7 +18,8 @@ __all__ = ["HIGHLIGHT_BUDGET", "LT", "Highlighter", "pygments_css"]
 _MAX_HIGHLIGHT = 20_000  # characters; larger code blocks are shown escaped, without colours
 # Characters Pygments colours per export, in the order they appear. Pygments manages about 0.3 MB/s,
 # so the 20,000-message benchmark session (11 MB of code) would take 40 seconds; a session of a few
-# hundred messages is coloured throughout. Past the budget, code is shown without colours.
+# hundred messages is coloured throughout. From the first block the budget cannot take on, code is
+# shown without colours (see Highlighter.closed).
 HIGHLIGHT_BUDGET = 60_000
 LT = "\ue000"
 """What stands for ``<`` in the Markdown handed to cmark (see :mod:`core.export.cmark`)."""
@@ -29,18 +30,29 @@ class Highlighter:
 
     Attributes:
         budget: characters that may still be coloured.
+        closed: a block with a language did not fit in what was left of the budget, so nothing after
+            it is coloured. The budget once closed never changes again: what a block looks like then
+            no longer depends on the blocks before it, which lets the page's second half be rendered
+            in another process (:mod:`core.export.parallel`) with the same bytes as one process makes.
+            (Before, the small blocks after the first refused one kept spending the rest.)
     """
 
     def __init__(self, budget: int = HIGHLIGHT_BUDGET) -> None:
         self.budget = budget
+        self.closed = False
 
     def block(self, text: str, language: str = "") -> str:
         """A ``<pre>`` block, highlighted (CSS classes under ``.hl``) when the language is known."""
         if text.endswith("\n"):
             text = text[:-1]
         lexer = None
-        if language and len(text) <= min(_MAX_HIGHLIGHT, self.budget):
-            lexer = _lexer(language.lower())
+        name = language.lower()
+        # "text" is what the export writes for plain output: never coloured, it spends and closes nothing.
+        if name and name != "text" and not self.closed and len(text) <= _MAX_HIGHLIGHT:
+            if len(text) > self.budget:
+                self.closed = True
+            else:
+                lexer = _lexer(name)
         if lexer is None:
             # Element text, not an attribute: quotes need no escaping (two fewer passes over the code).
             return f"<pre><code>{esc_text(text)}</code></pre>"
@@ -60,7 +72,7 @@ class Highlighter:
         # Each entity stands for one character and is at most six long: a lower bound of the length
         # of the unescaped text (without a final newline), enough to rule out most blocks.
         least = len(escaped) - 1 - 5 * escaped.count("&")
-        if language and least <= min(_MAX_HIGHLIGHT, self.budget):
+        if language and not self.closed and least <= _MAX_HIGHLIGHT:
             return self.block(html.unescape(escaped.replace(LT, "<")), language)
         if escaped.endswith("\n"):
             escaped = escaped[:-1]
@@ -68,7 +80,6 @@ class Highlighter:
 
 
 def _lexer(name: str) -> object | None:
-    # "text" is what the export writes for plain output: no lexer, no colouring budget spent.
     return None if name == "text" else lexer_by_name(name)
 
 

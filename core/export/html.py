@@ -43,14 +43,16 @@ from core.export.highlighter import Highlighter
 from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
-from core.export.usage_summary import usage_rows
+from core.export.usage_summary import collector_for, usage_rows, wants_usage
 from core.render.notes import session_notes
+from core.session.usage import entries_usage
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry, Session
+    from core.usage.records import UsageCollector
 
-__all__ = ["HtmlExport", "HtmlRenderer", "session_to_html"]
+__all__ = ["HtmlExport", "HtmlRenderer", "PageEntries", "session_to_html"]
 
 
 @dataclass
@@ -188,6 +190,7 @@ def session_to_html(
     whole_tree: bool = False,
     redactor: Redactor | None = None,
     image_folder: str = "images",
+    workers: int = 1,
 ) -> HtmlExport:
     """Render a session (one path, or the whole tree with every branch) as a self-contained page.
 
@@ -200,6 +203,9 @@ def session_to_html(
             only the entries of the one path are in the file.
         redactor: replaces secrets in every string taken from the session; None for none.
         image_folder: where images go, relative to the page, when ``options.images == "beside"``.
+        workers: processes that render the entries; above 1, part of the page is rendered in a forked
+            child (:mod:`core.export.parallel`; the same bytes). Only for a single-threaded caller
+            (the command line): forking a process that runs other threads, like the app, is unsafe.
 
     Returns:
         The page and the image files to write beside it.
@@ -222,40 +228,121 @@ def session_to_html(
         labels = {key: redactor.text(label) for key, label in labels.items() if key in position}
     renderer = HtmlRenderer(options, redactor, sink, labels)
     renderer.notes = session_notes(session)
-    nodes: list[Node] = [[]] * len(entries)
-    # Each fragment goes into the data island as soon as it is rendered (see island()).
-    fragments: list[Fragment] = [EMPTY_JSON] * len(entries)
-    shown_under: dict[int, int] = {}
-    for entry, body, results in paired(entries, session.bodies(entries)):
-        i = position[entry.id]
-        keep = wanted(entry, options)
-        if keep and redactor is not None:
-            body = redactor.value(body)
-            if results:
-                results = {key: redactor.value(result) for key, result in results.items()}
-        if keep:
-            fragments[i] = json_fragment(renderer.entry(entry, body, results, redacted=True))
-        nodes[i] = tree_node(entry, body, keep, position, labels, None)
-        for result in (results or {}).values():
-            # Handed over with its call, so not yielded on its own: it needs its own tree node.
-            result_id = result.get("id")
-            result_entry = session.get(result_id) if isinstance(result_id, str) else None
-            if result_entry is not None and result_entry.id in position:
-                j = position[result_entry.id]
-                nodes[j] = tree_node(result_entry, result, keep and options.tools, position, labels, None)
-                if keep:
-                    shown_under[j] = i
+    work = PageEntries(session, entries, renderer, position, labels, collector_for(session))
+    # What the exported scope cost, for the header: summed while a child renders, when there is one.
+    usage: list[tuple[str, str]] = []
+    totals: list[tuple[int | float, float]] = []
+    read_back = work.usage is None  # the bodies rendered cannot be counted as read (see collector_for)
+
+    def sum_usage() -> None:
+        totals.append(entries_usage(session, entries))
+        if read_back:
+            usage.extend(usage_rows(session, entries, redactor, whole_tree))
+
+    if workers > 1:
+        from core.export.parallel import render_in_parts
+
+        render_in_parts(work, workers, sum_usage)
+    else:
+        work.render(0, len(entries))
+        sum_usage()
+    if work.usage is not None:
+        usage.extend(usage_rows(session, entries, redactor, whole_tree, work.usage.finish()))
+    nodes, fragments, shown_under = work.nodes, work.fragments, work.shown_under
     for i, row in enumerate(nodes):
         if not row:  # cannot happen (every entry is yielded or handed over); a stub keeps indexes valid
             nodes[i] = tree_node(entries[i], {}, False, position, labels, None)
     scope = "whole tree (every branch)" if whole_tree else f"path to entry {entries[-1].id}"
-    meta = metadata(session, entries, redactor, scope, renderer.models)
-    meta.rows += usage_rows(session, entries, redactor, whole_tree)  # what the exported scope cost
+    meta = metadata(session, entries, redactor, scope, renderer.models, totals[0])
+    meta.rows += usage
     under = {str(k): v for k, v in shown_under.items()}
     data = island(nodes, fragments, under, position[start])
-    del nodes, fragments  # the island holds them now; the page need not be built beside them
+    del nodes, fragments, work  # the island holds them now; the page need not be built beside them
     document = page(meta.title, meta.rows, data, options.images == "beside")
     return HtmlExport(document, sink or ImageSink(image_folder), len(entries))
+
+
+class PageEntries:
+    """The entries of one page being rendered: each entry's fragment and sidebar row, by its index.
+
+    :meth:`render` fills a stretch of the entries; :mod:`core.export.parallel` has a forked child fill
+    another stretch and hands its results back, so both halves of a page meet in one place.
+
+    Attributes:
+        nodes: the sidebar rows, by index (``[]`` until rendered).
+        fragments: the entries' HTML as JSON for the data island, by index.
+        shown_under: index of a tool result -> index of the call it is shown under.
+        usage: counts the usage of every body rendered, as read (None: the usage summary reads the
+            file again instead, see :func:`~core.export.usage_summary.collector_for`).
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        entries: list[Entry],
+        renderer: HtmlRenderer,
+        position: dict[str, int],
+        labels: dict[str, str],
+        usage: UsageCollector | None = None,
+    ) -> None:
+        self.session = session
+        self.usage = usage
+        self.entries = entries
+        self.renderer = renderer
+        self.position = position
+        self.labels = labels
+        self.nodes: list[Node] = [[]] * len(entries)
+        # Each fragment goes into the data island as soon as it is rendered (see island()).
+        self.fragments: list[Fragment] = [EMPTY_JSON] * len(entries)
+        self.shown_under: dict[int, int] = {}
+
+    def render(self, start: int, stop: int) -> None:
+        """Render the entries ``start`` to ``stop`` (a stretch that no call's results cross, see cut_at)."""
+        session, renderer, position, labels = self.session, self.renderer, self.position, self.labels
+        options, redactor = renderer.options, renderer.redactor
+        part = self.entries[start:stop]
+        usage = self.usage
+        for entry, body, results in paired(part, session.bodies(part)):
+            i = position[entry.id]
+            if usage is not None:  # as read: before the redaction
+                if wants_usage(entry):
+                    usage.add(entry, body)
+                for result in (results or {}).values():
+                    result_id = result.get("id")
+                    result_entry = session.get(result_id) if isinstance(result_id, str) else None
+                    if result_entry is not None and wants_usage(result_entry):
+                        usage.add(result_entry, result)
+            keep = wanted(entry, options)
+            if keep and redactor is not None:
+                body = redactor.value(body)
+                if results:
+                    results = {key: redactor.value(result) for key, result in results.items()}
+            if keep:
+                self.fragments[i] = json_fragment(renderer.entry(entry, body, results, redacted=True))
+            self.nodes[i] = tree_node(entry, body, keep, position, labels, None)
+            for result in (results or {}).values():
+                # Handed over with its call, so not yielded on its own: it needs its own tree node.
+                result_id = result.get("id")
+                result_entry = session.get(result_id) if isinstance(result_id, str) else None
+                if result_entry is not None and result_entry.id in position:
+                    j = position[result_entry.id]
+                    self.nodes[j] = tree_node(
+                        result_entry, result, keep and options.tools, position, labels, None
+                    )
+                    if keep:
+                        self.shown_under[j] = i
+
+    def cut_at(self, index: int) -> int:
+        """The first index from ``index`` on where a stretch may start: not a tool result.
+
+        :func:`~core.body.tools.paired` hands a call the results that directly follow it, so a
+        stretch that starts at a tool result could take it from its call: stretches are cut before
+        an entry that is not one.
+        """
+        entries = self.entries
+        while index < len(entries) and entries[index].role == "toolResult":
+            index += 1
+        return index
 
 
 def _url_id(entry_id: str) -> str:

@@ -52,6 +52,7 @@ _JSON_ESCAPES = (
 _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 EMPTY_JSON = b'""'  # the island's fragment of an entry the options leave out
 _SLICE = 1024 * 1024  # characters of a fragment encoded at a time (see json_fragment)
+_CHUNK = 16 * 1024  # bytes of the island's fragments joined into one piece of the page (see island)
 _ROLE_CLASS = {
     "user": "user",
     "assistant": "assistant",
@@ -107,23 +108,43 @@ def island(nodes: list[Node], fragments: list[Fragment], under: dict[str, int], 
     three copies of its 37 MB (JSON, escaped JSON, page), and the memory for each came fresh from the
     system. A fragment left as text (a lone surrogate) or nodes orjson refuses send the whole island
     the old way: json_for_script then escapes every non-ASCII character of it, not just of that text.
+
+    The island takes the fragments over: on the usual way, ``fragments`` is left holding
+    :data:`EMPTY_JSON` alone, so that each fragment's memory can go once it is in a chunk.
     """
-    encoded = [fragment for fragment in fragments if not isinstance(fragment, str)]
-    if len(encoded) == len(fragments):
+    if not any(isinstance(fragment, str) for fragment in fragments):
         try:
             head = _script_safe(orjson.dumps(nodes))
         except TypeError:
             pass
         else:
             pieces = [b'{"n":', head, b',"h":[']
-            for fragment in encoded:
+            # Fragments are joined into chunks of about _CHUNK bytes as they are taken (the list's
+            # reference dropped), so the page is written in some 2,500 pieces rather than 40,000
+            # (a system call each: 0.12 s of the 20,000-message export under cProfile), and no more
+            # than a chunk is ever held twice (16 KiB chunks fit in the memory the fragments free: 256 KiB
+            # ones came fresh from the system, +20 MB). A fragment already in pieces (a huge one) stays so.
+            chunk: list[bytes] = []
+            size = 0
+            last = len(fragments) - 1
+            for index, fragment in enumerate(fragments):
+                fragments[index] = EMPTY_JSON
                 if isinstance(fragment, bytes):
-                    pieces.append(fragment)
-                else:
+                    chunk.append(fragment)
+                    size += len(fragment)
+                elif isinstance(fragment, list):
+                    if chunk:
+                        pieces.append(b"".join(chunk))
+                        chunk, size = [], 0
                     pieces.extend(fragment)
-                pieces.append(b",")
-            if encoded:
-                pieces.pop()
+                if index != last:
+                    chunk.append(b",")
+                    size += 1
+                if size >= _CHUNK:
+                    pieces.append(b"".join(chunk))
+                    chunk, size = [], 0
+            if chunk:
+                pieces.append(b"".join(chunk))
             tail = b'],"u":' + json_for_script(under) + b',"leaf":' + json_for_script(leaf) + b"}"
             pieces.append(tail)
             return pieces
