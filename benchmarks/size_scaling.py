@@ -156,11 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     base, _meta = ensure_session(oracle, OUT, "node", 20_000, 0)  # run_core.py's session, made once
     rows = []
     print(f"load {os.getloadavg()[0]:.1f}\n")
-    print(
-        "| session | check s | check MiB | window open s | longest stall ms | window s (process) | window MiB |",
-        end="",
-    )
-    print(" pi 1.6.0 s | pi 1.6.0 MiB |")
+    print("| session | check s | check MiB | window open s | longest stall ms | window s (process) |", end="")
+    print(" window MiB | pi 1.6.0 s | pi 1.6.0 MiB |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for copies in args.copies:
         path = chained(base, copies)
