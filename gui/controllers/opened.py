@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import gc
 import os
+import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
 from PySide6.QtWidgets import QTreeView
 
 from core.visible import next_user_message, sibling_branch
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["OpenSessionController"]
 
 _RENDER_DELAY_MSECS = 15  # the first message of a loaded session is rendered after the tree has painted
+_EXPAND_AT_ONCE = 20  # levels above the leaf expanded in one go (most sessions have fewer)
+_EXPAND_BUDGET_SECS = 0.02  # beyond that, time spent expanding per turn of the event loop
 
 
 def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
@@ -182,6 +186,42 @@ class OpenSessionController(QObject):
         self._tree_model.reset_session(session, structure)
         self.watcher.addPath(session.path)
         self._diagnostics.set_diagnostics(session.diagnostics)
+        self._open_towards_leaf(session)
+
+    def _open_towards_leaf(self, session: Session) -> None:
+        """Expand the rows above the leaf, top first, a few each turn of the event loop; then select it.
+
+        Selecting the leaf at once makes the view lay out every row of every level above it in one go:
+        a 1 GB session nests its leaf 236 levels deep under 15,500 rows, 120-250 ms of one stall. A level
+        expanded below levels already laid out costs only its own rows (1-2 ms).
+        """
+        index = self._tree_model.index_for_entry(session.leaf_id)
+        above: deque[QPersistentModelIndex] = deque()
+        parent = index.parent()
+        while parent.isValid():
+            above.appendleft(QPersistentModelIndex(parent))
+            parent = parent.parent()
+        if len(above) > _EXPAND_AT_ONCE:
+            self._tree.doItemsLayout()  # the top level now, so that each expand lays out only its rows
+
+        def step() -> None:
+            if session is not self._session:
+                return  # another session was shown meanwhile
+            deadline = time.perf_counter() + _EXPAND_BUDGET_SECS
+            while above:  # at least one level a turn; the last few together
+                row = above.popleft()
+                if row.isValid():
+                    self._tree.expand(row)
+                if len(above) > _EXPAND_AT_ONCE and time.perf_counter() >= deadline:
+                    break
+            if above:
+                QTimer.singleShot(0, self, step)
+            else:
+                self._select_loaded(session)
+
+        step()
+
+    def _select_loaded(self, session: Session) -> None:
         # The tree's first layout (in select_leaf) and the first message's render each take tens of ms on a
         # 20,000-entry session: the render waits for the next turn of the event loop, so that the two never
         # add up to one long stall.
