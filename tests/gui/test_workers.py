@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 
@@ -15,6 +16,7 @@ from tests.gui.windows import TIMEOUT
 def test_garbage_is_collected_on_the_gui_thread_while_a_runner_lives(qtbot) -> None:
     runner = TaskRunner()
     assert not gc.isenabled()  # no collection can start in a worker that allocates
+    assert sys.getswitchinterval() <= 0.001  # a worker hands the interpreter lock back soon
     died_on: list[str] = []
 
     class Holder(QObject):
