@@ -216,13 +216,7 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
     monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
     monkeypatch.setattr(catalogue_controller, "_PARTIAL_LIST_SECONDS", 0.0)
     monkeypatch.setattr(catalogue_module._Batch, "SECONDS", 0.0)  # a commit after every file
-    read = catalogue_module.read_whole
-
-    def slow_read(path: str, st: object, *args: object, **kwargs: object) -> WholeRead:  # a big history
-        time.sleep(0.3)
-        return read(path, st, *args, **kwargs)
-
-    monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
+    _slow_reads(monkeypatch, 0.3)  # a big history
     window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
     qtbot.addWidget(window)
     window.show()
@@ -239,19 +233,24 @@ def test_a_long_first_refresh_lists_the_newest_sessions_as_they_are_read(
     window.close()
 
 
+def _slow_reads(monkeypatch, seconds: float) -> None:
+    """Every whole-file read of the catalogue takes ``seconds`` longer."""
+    read = catalogue_module.read_whole
+
+    def slow_read(path: str, st: object, *args: object, **kwargs: object) -> WholeRead:
+        time.sleep(seconds)
+        return read(path, st, *args, **kwargs)
+
+    monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
+
+
 def test_a_first_start_lists_the_newest_session_after_the_first_file_is_read(
     qtbot, sessions: Path, tmp_path: Path, monkeypatch, _private_settings
 ) -> None:
     # Issue 18: the list usable within a second of start while a cold build of 5 GB runs. The pass
     # commits its first file at once and the list reads it at the first progress, not a second later.
     monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
-    read = catalogue_module.read_whole
-
-    def slow_read(path: str, st: object, *args: object, **kwargs: object) -> WholeRead:
-        time.sleep(0.4)
-        return read(path, st, *args, **kwargs)
-
-    monkeypatch.setattr(catalogue_module, "read_whole", slow_read)
+    _slow_reads(monkeypatch, 0.4)
     window = MainWindow(roots=[sessions], catalogue_dir=tmp_path / "catalogue")
     qtbot.addWidget(window)
     window.show()
