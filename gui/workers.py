@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-__all__ = ["Task", "TaskContext", "TaskRunner", "TaskSignals"]
+__all__ = ["Task", "TaskContext", "TaskRunner", "TaskSignals", "hold_foreground", "release_foreground"]
 
 T = TypeVar("T")
 _RELEASE_AFTER = 1.0  # seconds after run() ended before a task's reference is dropped
@@ -74,6 +74,19 @@ class _Foreground:
                 if left <= 0:
                     return
                 cls.changed.wait(min(left, 0.1))  # wakes for a cancel too
+
+
+def hold_foreground() -> None:
+    """Count GUI-thread work as foreground until :func:`release_foreground`, as a foreground task is.
+
+    For the turns after a foreground task that still belong to it: showing the session it loaded.
+    """
+    _Foreground.enter()
+
+
+def release_foreground() -> None:
+    """End one :func:`hold_foreground`."""
+    _Foreground.leave()
 
 
 class TaskContext:

@@ -26,6 +26,7 @@ from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import FilterModeBox
+from gui.workers import hold_foreground, release_foreground
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -90,6 +91,7 @@ class OpenSessionController(QObject):
         self._pending_entry: str | None = None  # select this entry once the loading session arrives
         self.load_error: str | None = None  # why the last requested file could not be read
         self._render_deferred = False  # while a loaded session's leaf is selected (see _on_loaded)
+        self._holding = False  # background passes wait: a session is being loaded and shown
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self.on_file_changed)
         tree.selectionModel().currentChanged.connect(self._on_current_changed)
@@ -156,10 +158,12 @@ class OpenSessionController(QObject):
         if self._session is not None and self._session.path == path and not reload:
             self._loading_path = None
             self._context.runner.cancel("load")  # an older request for another session must not win
+            self._hold_foreground(False)
             if entry_id is not None:
                 self._select_pending()
             return
         self._loading_path = path
+        self._hold_foreground(True)  # until the session is shown, not just read (see _finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
         self._context.runner.start(
@@ -220,6 +224,8 @@ class OpenSessionController(QObject):
                     break
             if above:
                 QTimer.singleShot(0, self, step)
+            elif deep:  # the expanded rows are painted before the selection scrolls to the leaf
+                QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._select_loaded(session))
             else:
                 self._select_loaded(session)
 
@@ -229,6 +235,8 @@ class OpenSessionController(QObject):
             step()
 
     def _select_loaded(self, session: Session) -> None:
+        if session is not self._session:
+            return  # another session was shown meanwhile
         # The tree's first layout (in select_leaf) and the first message's render each take tens of ms on a
         # 20,000-entry session: the render waits for the next turn of the event loop, so that the two never
         # add up to one long stall.
@@ -242,13 +250,25 @@ class OpenSessionController(QObject):
         # Not 0 ms: a zero timer runs in the same pass of the event loop, before the paint and other timers.
         QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._finish_load(session))
 
+    def _hold_foreground(self, hold: bool) -> None:
+        """Make background passes wait (or stop them waiting) while a session is loaded and shown.
+
+        The catalogue's writer, resumed the moment the load's worker returned, took turns on the
+        interpreter lock with the turns that expand and paint the tree: 60-90 ms stalls at 1 GB.
+        """
+        if hold != self._holding:
+            self._holding = hold
+            (hold_foreground if hold else release_foreground)()
+
     def _finish_load(self, session: Session) -> None:
         if session is not self._session:
             return  # another session was shown meanwhile
+        self._hold_foreground(False)
         self._on_current_changed(self._tree.currentIndex(), QModelIndex())
         self._context.session_loaded.emit(session)
 
     def _on_failed(self, error: Exception) -> None:
+        self._hold_foreground(False)
         self._loading_path = None
         self._pending_entry = None
         sentence = user_sentence(error)
@@ -339,6 +359,7 @@ class OpenSessionController(QObject):
     def clear(self) -> None:
         """Show no session: another folder is listed (the tree, Problems panel and file watch reset)."""
         self._context.runner.cancel("load")
+        self._hold_foreground(False)
         self._loading_path = None
         self._pending_entry = None
         self.load_error = None
@@ -350,6 +371,7 @@ class OpenSessionController(QObject):
         self._context.session_closed.emit()
 
     def stop_watching(self) -> None:
-        """Stop watching the file (the window is closing, or no session is shown)."""
+        """Stop watching the file (the window is closing, or no session is shown); background passes go on."""
+        self._hold_foreground(False)
         if self.watcher.files():
             self.watcher.removePaths(self.watcher.files())

@@ -8,6 +8,7 @@ import orjson
 from PySide6.QtCore import QModelIndex
 
 from gui.controllers import opened
+from gui.workers import _Foreground
 from tests.gui.windows import TIMEOUT, current_entry_id, make_window
 
 LEVELS = 3 * opened._EXPAND_AT_ONCE  # more branch points above the leaf than are expanded in one go
@@ -68,3 +69,32 @@ def test_the_rows_above_a_deep_leaf_open_over_several_turns(qtbot, tmp_path: Pat
         window.tree_model.entry_for_index(i) for i in reversed(above)
     ]
     assert loaded_at == [0]  # nothing in the turn the load arrived in: one level a turn after it
+
+
+def test_background_passes_wait_until_the_session_is_shown_not_just_read(qtbot, tmp_path: Path) -> None:
+    """The hold on background passes lasts from the open to the leaf shown, and a close ends it."""
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    path = sessions / "nested.jsonl"
+    _nested_session(path)
+    window = make_window(qtbot, [sessions], tmp_path / "catalogue")
+    held: list[int] = []
+    window.opened._select_loaded = (  # type: ignore[method-assign]
+        lambda session, _original=window.opened._select_loaded: (
+            held.append(_Foreground.running),
+            _original(session),
+        )
+    )
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        window.opened.open(path)
+    assert held == [1]  # the load's worker had ended; the hold still stood while the tree opened
+    assert _Foreground.running == 0
+    window.opened.open(tmp_path / "missing.jsonl")  # fails: the hold ends with it
+    qtbot.waitUntil(lambda: window.opened.load_error is not None, timeout=TIMEOUT)
+    assert _Foreground.running == 0
+    again = path.with_name("again.jsonl")
+    again.write_bytes(path.read_bytes())
+    window.opened.open(again)
+    assert _Foreground.running == 1
+    window.close()  # while it loads
+    assert _Foreground.running == 0
