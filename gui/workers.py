@@ -44,11 +44,12 @@ class TaskSignals(QObject):
 
 
 class _Foreground:
-    """How many foreground tasks (the load of the session the user asked to see) are running now.
+    """How many foreground tasks (the load of the session the user asked to see) and holds there are now.
 
     Background passes (the catalogue's) wait for them between files: every thread of this process
     takes turns on one interpreter lock, and the catalogue's writer made the load of a 978 MB session
-    take twice as long or more.
+    take twice as long or more. A hold (:func:`hold_foreground`) covers the GUI-thread turns that show
+    what a foreground task loaded.
     """
 
     running = 0
@@ -209,7 +210,7 @@ class _MainThreadCollector:
             # Every call from Qt into Python (a model's data(), a slot) takes the interpreter lock, and
             # a thread waiting for it waits the switch interval (5 ms) while a worker holds it: a paint
             # of the tree makes dozens of such calls. At 0.5 ms, the longest GUI-thread stall while a
-            # 38 MB session loads went from 62-84 to 23-32 ms; the workers lose nothing measurable.
+            # 38 MB session loads went from 62-84 to 23-50 ms, and its load took no longer.
             cls.was_switching = sys.getswitchinterval()
             sys.setswitchinterval(_SWITCH_INTERVAL)
             cls.was_enabled = gc.isenabled()
