@@ -31,6 +31,11 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+# The modes that look at nothing but an entry's kind, and the kinds each hides: a caller looping over
+# every entry (core.visible.structure) tests ``entry.kind not in HIDDEN_KINDS[mode]`` instead of a call.
+HIDDEN_KINDS: dict[str, frozenset[str]] = {"default": DEFAULT_HIDDEN, "all": frozenset()}
+
+
 def passes(entry: Entry, mode: str, session: Session | None) -> bool:
     """Whether filter ``mode`` shows ``entry`` (the leaf is shown whatever this says).
 
@@ -39,8 +44,9 @@ def passes(entry: Entry, mode: str, session: Session | None) -> bool:
     ``session`` now; ``all`` everything. Unlike the reference, assistant messages holding only tool calls
     are not hidden: telling them apart needs every body, and the tree reads bodies only for rows shown.
     """
-    if mode == "all":
-        return True
+    hidden = HIDDEN_KINDS.get(mode)
+    if hidden is not None:
+        return entry.kind not in hidden
     if mode == "labeled":
         return bool(session.label_for(entry.id)) if session is not None else False
     if mode == "user":

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.visible.filters import DEFAULT_HIDDEN, passes
-
-# The entry kinds a filter mode hides when that is all it looks at (see core.visible.filters.passes).
-_HIDDEN_KINDS: dict[str, frozenset[str]] = {"default": DEFAULT_HIDDEN, "all": frozenset()}
+from core.visible.filters import HIDDEN_KINDS, passes
 
 if TYPE_CHECKING:  # typing only: building a structure needs no reader module
     from core.session import Entry, Session
@@ -111,7 +108,7 @@ class TreeStructure:
                 self.awaited.add(parent)
         # passes() for the two modes that need only the entry's kind, as a set lookup: this loop runs once
         # per entry (520,000 times for a 1 GB session), and a call per entry was a fifth of it.
-        hidden_kinds = _HIDDEN_KINDS.get(mode)
+        hidden_kinds = HIDDEN_KINDS.get(mode)
         stack: list[tuple[Entry, str | None]] = [(root, None) for root in reversed(tree.roots)]
         pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
