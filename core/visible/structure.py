@@ -150,12 +150,8 @@ class TreeStructure:
             if not kids:
                 continue
             if len(kids) == 1:
-                chain = [kids[0]]
+                chain: list[Entry] = []
                 chains[head] = chain
-                member = kids[0].id
-                heads[member] = head
-                positions[member] = 0
-                kids = get(member)
                 while kids and len(kids) == 1:
                     only = kids[0]
                     member = only.id
