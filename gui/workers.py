@@ -44,12 +44,12 @@ class TaskSignals(QObject):
 
 
 class _Foreground:
-    """How many foreground tasks (the load of the session the user asked to see) and holds there are now.
+    """How many holds on the foreground (:func:`hold_foreground`) there are now.
 
+    While any stands, the session the user asked to see is being loaded and shown.
     Background passes (the catalogue's) wait for them between files: every thread of this process
     takes turns on one interpreter lock, and the catalogue's writer made the load of a 978 MB session
-    take twice as long or more. A hold (:func:`hold_foreground`) covers the GUI-thread turns that show
-    what a foreground task loaded.
+    take twice as long or more.
     """
 
     running = 0
@@ -78,10 +78,7 @@ class _Foreground:
 
 
 def hold_foreground() -> None:
-    """Count GUI-thread work as foreground until :func:`release_foreground`, as a foreground task is.
-
-    For the turns after a foreground task that still belong to it: showing the session it loaded.
-    """
+    """Make background passes wait until :func:`release_foreground` (a load and the turns that show it)."""
     _Foreground.enter()
 
 
@@ -107,7 +104,7 @@ class TaskContext:
         return self.cancel_event.is_set()
 
     def yield_to_foreground(self, limit: float = 60.0) -> None:
-        """Wait while a foreground task runs (at most ``limit`` seconds; a cancel ends the wait)."""
+        """Wait while the foreground is held (at most ``limit`` seconds; a cancel ends the wait)."""
         if _Foreground.running:
             _Foreground.wait(self.cancel_event, limit)
 
@@ -137,12 +134,9 @@ class Task(QRunnable):
         self.context = TaskContext(signals, cancel)
         self.done_at: float | None = None  # monotonic time of the last step of run()
         self.channel = ""  # the request channel it was started on (TaskRunner.start)
-        self.foreground = False  # background tasks yield to it (TaskContext.yield_to_foreground)
 
     def run(self) -> None:
         _MainThreadCollector.working(1)
-        if self.foreground:
-            _Foreground.enter()
         try:
             try:
                 result = self._fn(self.context)
@@ -151,8 +145,6 @@ class Task(QRunnable):
             else:
                 self._report(self.signals.finished, result)
         finally:
-            if self.foreground:
-                _Foreground.leave()
             _MainThreadCollector.working(-1)
             self.done_at = time.monotonic()
 
@@ -306,14 +298,11 @@ class TaskRunner(QObject):
         on_finished: Callable[[T], None],
         on_failed: Callable[[Exception], None] | None = None,
         on_progress: Callable[..., None] | None = None,
-        *,
-        foreground: bool = False,
     ) -> int:
         """Run ``fn(context)`` in the pool; its result goes to ``on_finished`` unless a newer request came.
 
         ``on_failed`` gets the exception ``fn`` raised; ``on_progress`` the arguments of each
-        :meth:`TaskContext.progress` call. Tasks calling :meth:`TaskContext.yield_to_foreground` wait
-        while a ``foreground`` task runs.
+        :meth:`TaskContext.progress` call.
 
         Returns:
             The request's generation number, or -1 after :meth:`shutdown`.
@@ -331,7 +320,6 @@ class TaskRunner(QObject):
         signals = TaskSignals(self)  # main thread, so its slots run here (queued from the worker)
         task = Task(fn, signals, cancel)
         task.channel = channel
-        task.foreground = foreground
 
         def current() -> bool:
             return not self._closed and self._generation.get(channel) == generation

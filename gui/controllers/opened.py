@@ -163,12 +163,10 @@ class OpenSessionController(QObject):
                 self._select_pending()
             return
         self._loading_path = path
-        self._hold_foreground(True)  # until the session is shown, not just read (see _finish_load)
+        self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
-        self._context.runner.start(
-            "load", lambda _task: load(path, mode), self._on_loaded, self._on_failed, foreground=True
-        )
+        self._context.runner.start("load", lambda _task: load(path, mode), self._on_loaded, self._on_failed)
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""

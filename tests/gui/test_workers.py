@@ -9,7 +9,14 @@ import weakref
 
 from PySide6.QtCore import QObject
 
-from gui.workers import TaskContext, TaskRunner, _Foreground, _MainThreadCollector
+from gui.workers import (
+    TaskContext,
+    TaskRunner,
+    _Foreground,
+    _MainThreadCollector,
+    hold_foreground,
+    release_foreground,
+)
 from tests.gui.windows import TIMEOUT
 
 
@@ -109,37 +116,31 @@ def test_no_full_collection_while_a_task_runs(qtbot) -> None:
 
 
 def test_background_passes_wait_for_the_foreground_load(qtbot) -> None:
-    """A task yielding to the foreground goes on once the foreground task has ended, or when cancelled."""
+    """A task yielding to the foreground goes on once the foreground is released, or when cancelled."""
     runner = TaskRunner()
-    release = threading.Event()
     events: list[str] = []
-
-    def foreground(_task: object) -> None:
-        release.wait(TIMEOUT / 1000)
-        events.append("foreground done")
 
     def background(task: TaskContext) -> None:
         task.yield_to_foreground()
         events.append("background went on")
 
     finished: list[object] = []
-    runner.start("load", foreground, finished.append, foreground=True)
-    qtbot.waitUntil(lambda: _Foreground.running == 1, timeout=TIMEOUT)
+    hold_foreground()  # a session being loaded and shown
+    assert _Foreground.running == 1
     runner.start("refresh", background, finished.append)
     qtbot.wait(300)
     assert events == []  # still waiting
-    release.set()
-    qtbot.waitUntil(lambda: len(finished) == 2, timeout=TIMEOUT)
+    events.append("foreground done")
+    release_foreground()
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=TIMEOUT)
     assert events == ["foreground done", "background went on"]
 
     # A cancel ends the wait: the superseded pass does not sit there.
-    release.clear()
-    runner.start("load", foreground, finished.append, foreground=True)
-    qtbot.waitUntil(lambda: _Foreground.running == 1, timeout=TIMEOUT)
+    hold_foreground()
     runner.start("refresh", background, finished.append)
     qtbot.wait(100)
     runner.cancel("refresh")
     qtbot.waitUntil(lambda: events[-1:] == ["background went on"] and len(events) == 3, timeout=TIMEOUT)
-    release.set()
-    qtbot.waitUntil(lambda: _Foreground.running == 0, timeout=TIMEOUT)
+    release_foreground()
+    assert _Foreground.running == 0
     runner.shutdown()
