@@ -21,8 +21,9 @@ from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
 from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
-from core.session.entry import KNOWN_TYPES, TYPE_ALIASES, Entry
+from core.session.entry import Entry
 from core.session.jsonl import decode_line
+from core.session.vocabulary import KNOWN_TYPES, TYPE_ALIASES
 from core.timefmt import iso_from_ms, js_date_ms
 
 _LOOKUP_CHUNK = 500  # texts per "text_id IN (...)" query, well under SQLite's limit of bound variables

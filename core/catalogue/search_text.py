@@ -17,7 +17,7 @@ from typing import TypeVar, overload
 
 import orjson
 
-from core.body import as_dict, joined_text
+from core.session.content import as_dict, joined_text
 from core.session.entry import Entry
 from core.session.jsonl import JsonObject
 from core.timefmt import js_date_ms

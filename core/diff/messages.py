@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from core.body.content import Block, Body, as_dict, as_text, content_blocks, message_of
 from core.diff.types import DiffMessage, ToolCall
+from core.session.content import Block, Body, as_dict, as_text, content_blocks, message_of
 from core.session.usage import usage_totals
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:
 def _content_text(content: object, joiner: str = "\n\n") -> str:
     """The text blocks of ``content`` joined, an image block as ``[image]`` (so a changed image shows).
 
-    Unlike :func:`core.body.content.joined_text`, a text block without a string keeps its place as an
+    Unlike :func:`core.session.content.joined_text`, a text block without a string keeps its place as an
     empty part.
     """
     return joiner.join(

@@ -8,7 +8,7 @@ page's entries and assembly), ``page`` (its shell, policy and assets), ``island`
 fragments as JSON), ``cmark`` (message Markdown as HTML) and ``pieces`` (huge Markdown a piece at a time),
 ``highlighter`` (code), ``parallel`` (the command line's page rendered by two processes), ``files``
 (writing the results atomically) and ``redact``. The HTML page's stylesheet and script are in
-``assets/``. Tool calls are paired with their results by :mod:`core.body.tools`.
+``assets/``. Tool calls are paired with their results by :mod:`core.kinds.pairing`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What the Markdown, HTML and PDF exports share.
 
 Options, choosing entries, the metadata block, small text helpers (Markdown fences and escapes, HTML
-escapes, UTC times). Tool calls are paired with their results by :func:`core.body.tools.paired`.
+escapes, UTC times). Tool calls are paired with their results by :func:`core.kinds.pairing.paired`.
 Nothing here writes files; :mod:`core.export.files` does that.
 """
 

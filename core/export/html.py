@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from core.body.content import Block
-from core.body.tools import paired
 from core.export.cmark import render_markdown
 from core.export.common import (
     ExportOptions,
@@ -44,7 +42,9 @@ from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, 
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
 from core.export.usage_summary import collector_for, usage_rows, wants_usage
+from core.kinds.pairing import paired
 from core.render.notes import session_notes
+from core.session.content import Block
 from core.session.usage import entries_usage
 
 if TYPE_CHECKING:
@@ -335,7 +335,7 @@ class PageEntries:
     def cut_at(self, index: int) -> int:
         """The first index from ``index`` on where a stretch may start: not a tool result.
 
-        :func:`~core.body.tools.paired` hands a call the results that directly follow it, so a
+        :func:`~core.kinds.pairing.paired` hands a call the results that directly follow it, so a
         stretch that starts at a tool result could take it from its call: stretches are cut before
         an entry that is not one.
         """

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
 
-from core.body.content import Body, message_text, tool_calls
 from core.render.preview import entry_preview, tool_call_preview
+from core.session.content import Body, message_text, tool_calls
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor

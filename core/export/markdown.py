@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from core.body.content import Block, Body, as_dict, as_text, joined_text, message_of, numbered_blocks
-from core.body.tools import Results, edits_as_diff, paired, tool_results_for
 from core.export.common import (
     ExportOptions,
     ImageSink,
@@ -31,9 +29,11 @@ from core.export.common import (
 from core.export.markup import json_excerpt, json_text, language_of
 from core.export.records import RecordEntries
 from core.formatting import whole_tokens
+from core.kinds.pairing import Results, edits_as_diff, paired, tool_results_for
 from core.render.images import decode_image
 from core.render.notes import session_notes
 from core.render.wording import GENERIC_MARK, assistant_facts, stop_note
+from core.session.content import Block, Body, as_dict, as_text, joined_text, message_of, numbered_blocks
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -167,7 +167,7 @@ class MarkdownRenderer(RecordEntries):
         Args:
             entry: the entry.
             body: its body.
-            results: an assistant message's tool results (see :func:`core.body.tools.paired`).
+            results: an assistant message's tool results (see :func:`core.kinds.pairing.paired`).
             redacted: the body, the results and :attr:`labels` are redacted already (the HTML export
                 redacts once for the entry and its sidebar row, so a secret is counted once).
         """
@@ -246,7 +246,7 @@ class MarkdownRenderer(RecordEntries):
     def part(self, block: Block, image_index: int, entry_id: str) -> str:
         """One block of a message in the export: its text (none when blank), its image, or its JSON.
 
-        ``image_index`` numbers the images of the message (:func:`core.body.content.numbered_blocks`);
+        ``image_index`` numbers the images of the message (:func:`core.session.content.numbered_blocks`);
         ``entry_id`` names the files of images written beside the export.
         """
         kind = block.get("type")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.body.content import Body, as_dict, as_text, joined_text
 from core.export.markup import MarkdownMarkup
 from core.render.notes import EntryNotes, SessionNotes
 from core.render.wording import (
@@ -29,6 +28,7 @@ from core.render.wording import (
     usage_entry_text,
     usage_text,
 )
+from core.session.content import Body, as_dict, as_text, joined_text
 
 if TYPE_CHECKING:
     from core.session import Entry

@@ -7,7 +7,7 @@ entry is made of), ``tools`` (tool calls with their results, shell runs), ``mark
 JSON, times), ``preview`` (one line per entry), ``images`` (image blocks: size and decoding),
 ``cards`` (pi 1.6's and Prime Agent's newer entries), ``notes`` (what context edits and child-usage
 attributions say about the entries they name) and ``wording`` (the newer fields in words, shared with
-the exports). Which toolResult answers which call is :mod:`core.body.tools`.
+the exports). Which toolResult answers which call is :mod:`core.kinds.pairing`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from core.body.tools import tool_results_for
+    from core.kinds.pairing import tool_results_for
     from core.render.links import block_key, image_bytes, parse_action, parse_image_src
     from core.render.message import RenderOptions, render_entries, render_entry
     from core.render.notes import EntryNotes, context_edit_marks, session_notes
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "core.body.tools": "tool_results_for",
+        "core.kinds.pairing": "tool_results_for",
         "core.render.links": "block_key image_bytes parse_action parse_image_src",
         "core.render.message": "render_entries render_entry RenderOptions",
         "core.render.notes": "context_edit_marks EntryNotes session_notes",

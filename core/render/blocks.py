@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from core.body.content import Block, Body, as_number, as_text, numbered_blocks
 from core.render.highlight import MAX_CODE_CHARS, MAX_CODE_LINES, code_html
 from core.render.images import decode_image, image_size
 from core.render.links import image_src, toggle_href
 from core.render.markdown import render_markdown
 from core.render.palette import Palette
 from core.render.text import esc, json_excerpt, time_html
+from core.session.content import Block, Body, as_number, as_text, numbered_blocks
 
 if TYPE_CHECKING:
     from core.render.message import RenderOptions

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.body.content import Body, as_dict, as_text, joined_text
 from core.render.links import block_key, entry_href
 from core.render.notes import EntryNotes
 from core.render.text import esc
@@ -24,6 +23,7 @@ from core.render.wording import (
     system_facts,
     usage_entry_text,
 )
+from core.session.content import Body, as_dict, as_text, joined_text
 
 __all__ = ["EntryCards"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote
 
-from core.body.content import Body, content_blocks, content_of
 from core.render.images import decode_image
+from core.session.content import Body, content_blocks, content_of
 
 __all__ = [
     "block_key",

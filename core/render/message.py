@@ -23,9 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.body.content import Block, Body, as_number, as_text, numbered_blocks
-from core.body.tools import Results, results_in_window
 from core.formatting import short_tokens
+from core.kinds.pairing import Results, results_in_window
 from core.render.blocks import MAX_RAW_JSON
 from core.render.cards import EntryCards
 from core.render.links import block_key
@@ -40,6 +39,7 @@ from core.render.wording import (
     stop_note,
     usage_text,
 )
+from core.session.content import Block, Body, as_number, as_text, numbered_blocks
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -79,7 +79,7 @@ def render_entry(
         entry: the entry's index record.
         body: the full entry (``Session.body(entry)``).
         results: for an assistant message, toolCallId -> the body of the toolResult entry that
-            answers it (see :func:`core.body.tools.tool_results_for`); each call is shown together
+            answers it (see :func:`core.kinds.pairing.tool_results_for`); each call is shown together
             with its result. None when the caller did not look; ``{}`` when it looked and found none
             (calls are then marked as having no result).
         options: what to show; the defaults when None.
@@ -108,7 +108,7 @@ def render_entries(session: Session, entries: Iterable[Entry], options: RenderOp
     again on its own. A result that belongs to a call before the first entry given is left out too
     (the stretch before shows it), and the calls of the last assistant message look for results past
     the last entry given, so a path rendered in consecutive windows shows every result exactly once
-    (see :func:`core.body.tools.results_in_window`).
+    (see :func:`core.kinds.pairing.results_in_window`).
 
     Args:
         session: the session the entries belong to.

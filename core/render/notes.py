@@ -20,8 +20,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.body.content import Body, as_dict, as_number, as_text
 from core.session import ContextEditInfo, context_edits_in_force, iter_context_items
+from core.session.content import Body, as_dict, as_number, as_text
 
 if TYPE_CHECKING:
     from core.session import Entry, Session

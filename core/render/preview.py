@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.body.content import Body, as_dict, as_number, as_text, message_of, message_text, tool_calls
 from core.formatting import short_cost, short_tokens
 from core.render.wording import (
     agent_status_text,
@@ -13,6 +12,7 @@ from core.render.wording import (
     session_state_text,
     system_facts,
 )
+from core.session.content import Body, as_dict, as_number, as_text, message_of, message_text, tool_calls
 
 if TYPE_CHECKING:
     from core.session import Entry

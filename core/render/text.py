@@ -6,7 +6,7 @@ import html
 import json
 from datetime import datetime
 
-from core.body.content import as_number
+from core.session.content import as_number
 
 __all__ = ["esc", "js", "json_excerpt", "json_text", "time_html"]
 

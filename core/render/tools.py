@@ -8,12 +8,12 @@ collapsed past a few lines.
 
 from __future__ import annotations
 
-from core.body.content import Body, as_dict, as_number, as_text, joined_text, numbered_blocks
-from core.body.tools import edits_as_diff
+from core.kinds.pairing import edits_as_diff
 from core.render.blocks import COLLAPSED_CHARS, Blocks
 from core.render.links import block_key
 from core.render.text import esc, js, json_text
 from core.render.wording import nested_call_lines, tool_run_facts
+from core.session.content import Body, as_dict, as_number, as_text, joined_text, numbered_blocks
 
 __all__ = ["ToolBlocks"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from core.body.content import Body, as_dict, as_number, as_text
 from core.formatting import short_cost, short_duration, short_tokens
+from core.session.content import Body, as_dict, as_number, as_text
 
 __all__ = [
     "GENERIC_MARK",

@@ -19,7 +19,7 @@ on the compaction summary
 A file's :class:`Flavour` is the first of these that holds:
 
 1. :attr:`Flavour.PRIME_AGENT` when the header has ``git`` or ``rlmDepth``, an entry has one of Prime
-   Agent's five types (:data:`core.session.entry.PRIME_AGENT_TYPES`), or the file lies in a
+   Agent's five types (:data:`core.session.vocabulary.PRIME_AGENT_TYPES`), or the file lies in a
    ``.prime/agent`` folder (Prime Agent's ``~/.prime/agent/sessions/<id>.jsonl``). Prime Agent never
    writes pi 1.x's types, so a file with marks of both is taken for Prime Agent's.
 2. :attr:`Flavour.PI_1` when the file holds something only pi 1.x writes: a ``usage`` or

@@ -26,14 +26,11 @@ from typing import TypeAlias
 
 import orjson
 
-from core.body import message_text
 from core.collector import collection_paused
 from core.errors import SessionReadError
+from core.session.content import message_text
 from core.session.diagnostics import Diagnostic
 from core.session.entry import (
-    KNOWN_TYPES,
-    PRIME_AGENT_TYPES,
-    TYPE_ALIASES,
     AssistantInfo,
     CompactionInfo,
     ContextEditInfo,
@@ -47,6 +44,7 @@ from core.session.jsonl import JsonObject, decode_line
 from core.session.migration import migrate_body, resolve_overrides
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
+from core.session.vocabulary import KNOWN_TYPES, PRIME_AGENT_TYPES, TYPE_ALIASES
 from core.timefmt import is_valid_timestamp
 
 _loads = orjson.loads

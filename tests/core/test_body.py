@@ -1,4 +1,4 @@
-"""core.body: reading entry bodies, and pairing tool calls with their results."""
+"""Reading entry bodies (core.session.content); pairing tool calls with results (core.kinds.pairing)."""
 
 from __future__ import annotations
 
@@ -6,21 +6,23 @@ from pathlib import Path
 
 import orjson
 
-from core.body import (
+from core.kinds.pairing import (
     call_ids,
-    content_blocks,
-    content_of,
     edits_as_diff,
-    joined_text,
-    message_text,
-    numbered_blocks,
     paired,
     result_call_id,
     results_in_window,
-    tool_calls,
     tool_results_for,
 )
 from core.session import load_session
+from core.session.content import (
+    content_blocks,
+    content_of,
+    joined_text,
+    message_text,
+    numbered_blocks,
+    tool_calls,
+)
 
 TS = "2026-01-01T00:00:{:02d}.000Z"
 

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from core.body.content import Body
 from core.export import ExportOptions, entry_to_markdown, render_export
 from core.export.markdown import MarkdownRenderer
 from core.render import RenderOptions, entry_preview, render_entry, session_notes, tool_results_for
 from core.render.message import EntryRenderer
 from core.render.wording import GENERIC_MARK
 from core.session import Entry, Session, load_session
-from core.session.entry import KNOWN_TYPES, MESSAGE_ROLES
+from core.session.content import Body
+from core.session.vocabulary import KNOWN_TYPES, MESSAGE_ROLES
 from tests.conftest import SHARED
 from tests.core.test_export_html import _data, _parse
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.body.content import message_text
 from core.export import cmark, island, pieces
 from core.export.cmark import render_markdown
 from core.export.highlighter import Highlighter
 from core.export.island import json_for_script
 from core.session import load_session
+from core.session.content import message_text
 from tests.browser.hostile import MARKDOWN
 from tests.conftest import CORPUS, DEMO
 

@@ -28,8 +28,8 @@ from core import build_context, load_session, summarize
 from core.session import DEFAULT_LEAF, Session, iter_context_items
 from core.session.context import iter_context
 from core.session.diagnostics import KINDS
-from core.session.entry import KNOWN_TYPES, TYPE_ALIASES
 from core.session.jsonl import encode_json
+from core.session.vocabulary import KNOWN_TYPES, TYPE_ALIASES
 
 # ---------------------------------------------------------------------------- what a file is made of
 _IDS = ["e0", "e1", "e2", "e3", "e4", "e5"]  # few, so ids repeat and parents find each other

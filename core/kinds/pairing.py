@@ -16,7 +16,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from core.body.content import Body, as_dict, as_text, message_of
+from core.session.content import Body, as_dict, as_text, message_of
+from core.session.vocabulary import ASSISTANT, MESSAGE, TOOL_CALL_BLOCK, TOOL_RESULT
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -48,20 +49,22 @@ def call_ids(body: Body) -> list[str]:
     return [
         call_id
         for b in content
-        if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(call_id := b.get("id"), str)
+        if isinstance(b, dict)
+        and b.get("type") == TOOL_CALL_BLOCK
+        and isinstance(call_id := b.get("id"), str)
     ]
 
 
 def result_call_id(entry: Entry, body: Body) -> str | None:
     """The ``toolCallId`` of a toolResult entry, or None for anything else (or a result without one)."""
-    if entry.kind != "message" or entry.role != "toolResult":
+    if entry.kind != MESSAGE or entry.role != TOOL_RESULT:
         return None
     value = message_of(body).get("toolCallId")
     return value if isinstance(value, str) else None
 
 
 def _is_assistant(entry: Entry) -> bool:
-    return entry.kind == "message" and entry.role == "assistant"
+    return entry.kind == MESSAGE and entry.role == ASSISTANT
 
 
 def paired(entries: list[Entry], bodies: Iterable[Body]) -> Iterator[tuple[Entry, Body, Results | None]]:
@@ -175,7 +178,7 @@ def tool_results_for(session: Session, entry: Entry) -> Results:
         seen += 1
         if _is_assistant(current):
             continue
-        if current.kind == "message" and current.role == "toolResult":
+        if current.kind == MESSAGE and current.role == TOOL_RESULT:
             candidates.append(current)
         queue.extend(children_of(current.id))
     found: Results = {}

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TypeAlias
 
+from core.session.vocabulary import IMAGE_BLOCK, TEXT_BLOCK, TOOL_CALL_BLOCK
+
 __all__ = [
     "Block",
     "Body",
@@ -78,7 +80,7 @@ def content_blocks(content: object) -> list[Block]:
         One text block for a string; the dict items of a list (others are dropped); ``[]`` otherwise.
     """
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return [{"type": TEXT_BLOCK, "text": content}]
     if not isinstance(content, list):
         return []
     return [b for b in content if isinstance(b, dict)]
@@ -93,7 +95,7 @@ def numbered_blocks(content: object) -> Iterator[tuple[Block, int]]:
         :func:`core.render.links.image_bytes` counts.
     """
     if isinstance(content, str):
-        yield {"type": "text", "text": content}, -1
+        yield {"type": TEXT_BLOCK, "text": content}, -1
         return
     if not isinstance(content, list):
         return
@@ -101,7 +103,7 @@ def numbered_blocks(content: object) -> Iterator[tuple[Block, int]]:
     for block in content:  # content_blocks without its list: this runs for every block of an export
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "image":
+        if block.get("type") == IMAGE_BLOCK:
             yield block, images
             images += 1
         else:
@@ -110,7 +112,7 @@ def numbered_blocks(content: object) -> Iterator[tuple[Block, int]]:
 
 def tool_calls(content: object) -> list[Block]:
     """The ``toolCall`` blocks of some message content, in order."""
-    return [b for b in content_blocks(content) if b.get("type") == "toolCall"]
+    return [b for b in content_blocks(content) if b.get("type") == TOOL_CALL_BLOCK]
 
 
 def joined_text(content: object, joiner: str = "\n") -> str:
@@ -125,7 +127,7 @@ def joined_text(content: object, joiner: str = "\n") -> str:
     return joiner.join(
         text
         for b in content_blocks(content)
-        if b.get("type") == "text" and isinstance(text := b.get("text"), str)
+        if b.get("type") == TEXT_BLOCK and isinstance(text := b.get("text"), str)
     )
 
 
@@ -143,7 +145,7 @@ def message_text(content: object) -> str:
         return ""
     parts = []
     for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
+        if isinstance(block, dict) and block.get("type") == TEXT_BLOCK:
             text = block.get("text")
             parts.append(text if isinstance(text, str) else "" if text is None else _js_string(text))
     return " ".join(parts)
