@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from core.catalogue.summary import summarize
     from core.errors import PrimeSessionsError, SessionChangedError, SessionReadError, SessionWriteError
     from core.session.context import DEFAULT_LEAF, build_context
     from core.session.diagnostics import Diagnostic, Severity
     from core.session.discovery import default_roots, find_session_files
     from core.session.entry import Entry
     from core.session.session import RefreshResult, Session, load_session
-    from core.session.summary import SessionSummary, summarize
+    from core.session.summary import SessionSummary
     from core.session.tree import SessionTree
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
@@ -34,7 +35,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.session.discovery": "default_roots find_session_files",
         "core.session.entry": "Entry",
         "core.session.session": "load_session RefreshResult Session",
-        "core.session.summary": "SessionSummary summarize",
+        "core.catalogue.summary": "summarize",
+        "core.session.summary": "SessionSummary",
         "core.session.tree": "SessionTree",
     },
 )

@@ -5,8 +5,8 @@ bytes are read (:meth:`core.session.Session.resume`); the file's summary is upda
 catalogue holds, with indexed lookups for an ordinary append (:func:`_scan_append`) and a scan of the
 file's stored entries when something unusual happened (:func:`_scan_entries`). ``entries`` keeps one
 row per line (duplicate ids included) with the assistant's usage, and ``overrides`` the
-``child_usage_attributed`` results, so the result is exactly what :func:`core.session.summarize` gives
-for the whole file.
+``child_usage_attributed`` results, so the result is exactly what
+:func:`core.catalogue.summary.summarize` gives for the whole file.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
 from core.session.session import Session
 from core.session.tree import SessionTree
-from core.session.usage import usage_totals
+from core.session.usage import ASSISTANT_USAGE, usage_totals
 from core.usage.records import UsageCollector
 
 _TREE_KINDS = frozenset({"orphan", "self-parent", "cycle"})
@@ -98,7 +98,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         usage = collector.finish(keep_empty=True)
         insert_usage(conn, file_id, usage_db_rows(usage, grown or frozenset()))
         insert_usage(conn, file_id, usage_db_rows(collector.attributions, frozenset()))
-        new_targets = {row.entry_id for row in usage if row.kind == "assistant"}
+        new_targets = {row.entry_id for row in usage if row.kind == ASSISTANT_USAGE}
         reattribute(conn, file_id, set(collector.aggregates) | new_targets)
         scan = None
         if not tree_notes:

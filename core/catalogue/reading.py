@@ -18,14 +18,15 @@ from typing import TypeAlias
 import orjson
 
 from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
+from core.catalogue.summary import summarize
 from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
 from core.session.session import Session
-from core.session.summary import summarize
-from core.session.usage import may_record_usage, remember_totals, usage_totals
+from core.session.usage import usage_totals
 from core.timefmt import js_date_ms
 from core.usage.records import UsageCollector
+from core.usage.totals import may_record_usage, remember_totals
 
 GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 

@@ -23,7 +23,7 @@ from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.session.entry import Entry
 from core.session.jsonl import decode_line
-from core.session.vocabulary import KNOWN_TYPES, TYPE_ALIASES
+from core.session.vocabulary import normal_type
 from core.timefmt import iso_from_ms, js_date_ms
 
 _LOOKUP_CHUNK = 500  # texts per "text_id IN (...)" query, well under SQLite's limit of bound variables
@@ -280,7 +280,7 @@ def _read_doc_text(path: str, offset: int, length: int, entry_id: str) -> str:
         return ""
     value = obj.get("type")
     typ = value if isinstance(value, str) else ""
-    kind = typ if typ in KNOWN_TYPES else TYPE_ALIASES.get(typ, typ)
+    kind = normal_type(typ)
     message = obj.get("message")
     value = message.get("role") if isinstance(message, dict) else None
     role = value if isinstance(value, str) else None

@@ -92,7 +92,8 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------------------- list
 def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
-    from core.session import find_session_files, summarize
+    from core.catalogue.summary import summarize
+    from core.session import find_session_files
 
     summaries: list[SessionSummary] = []
     seen: set[str] = set()
@@ -259,8 +260,8 @@ def _load_a_session(file: str) -> Session:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from core.render import entry_preview
-    from core.session import summarize
+    from core.catalogue.summary import summarize
+    from core.kinds import entry_preview
 
     session = _load_a_session(args.file)
     s = summarize(session)
@@ -329,7 +330,7 @@ def tree_json(session: Session) -> dict[str, object]:
             "parentId": entry.parent_id,
             "children": [c.id for c in tree.children_of(entry_id)],
         }
-        if entry.kind == "message":
+        if entry.role is not None:  # a message's
             node["role"] = entry.role
         label = session.label_for(entry_id)
         if label is not None:
@@ -340,7 +341,7 @@ def tree_json(session: Session) -> dict[str, object]:
 
 
 def _tree(args: argparse.Namespace) -> int:
-    from core.render import entry_preview
+    from core.kinds import entry_preview
 
     session = _load_a_session(args.file)
     if args.json:

@@ -33,7 +33,7 @@ import os
 import re
 
 from core.diff.align import align
-from core.diff.messages import messages
+from core.diff.messages import compared, messages
 from core.diff.types import (
     BranchDiff,
     CommonPart,
@@ -43,7 +43,8 @@ from core.diff.types import (
 )
 from core.errors import InvalidRequestError
 from core.session import Entry
-from core.session.session import Session, entries_usage
+from core.session.session import Session
+from core.usage.totals import entries_usage
 
 __all__ = [
     "diff_paths",
@@ -53,10 +54,6 @@ __all__ = [
     "resolve_parent_session",
 ]
 
-# What a diff compares: what the model saw and what was spent (pi 1.6's usage records and context edits).
-CONTENT_KINDS = frozenset(
-    {"message", "compaction", "branch_summary", "custom_message", "usage", "context_edit"}
-)
 EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "edit_file", "write_file", "create_file"})
 COMMON_TAIL = 3  # messages of the common part kept for display (the rest is only counted)
 
@@ -119,8 +116,8 @@ def diff_sessions(
     """
     left_path = _path(left_session, left_id if left_id is not None else left_session.leaf_id)
     right_path = _path(right_session, right_id if right_id is not None else right_session.leaf_id)
-    left_content = [e for e in left_path if e.kind in CONTENT_KINDS]
-    right_content = [e for e in right_path if e.kind in CONTENT_KINDS]
+    left_content = [e for e in left_path if compared(e)]
+    right_content = [e for e in right_path if compared(e)]
     shared = 0
     for a, b in zip(left_content, right_content, strict=False):
         if a.id != b.id:
@@ -227,10 +224,10 @@ def _build(
     right_id: str | None,
     parsed: tuple[list[DiffMessage] | None, list[DiffMessage] | None] = (None, None),
 ) -> BranchDiff:
-    left_content = [e for e in left_path if e.kind in CONTENT_KINDS]
-    right_content = [e for e in right_path if e.kind in CONTENT_KINDS]
-    left_shared = sum(1 for e in left_path[:left_cut] if e.kind in CONTENT_KINDS)
-    right_shared = sum(1 for e in right_path[:right_cut] if e.kind in CONTENT_KINDS)
+    left_content = [e for e in left_path if compared(e)]
+    right_content = [e for e in right_path if compared(e)]
+    left_shared = sum(1 for e in left_path[:left_cut] if compared(e))
+    right_shared = sum(1 for e in right_path[:right_cut] if compared(e))
     tail_start = max(0, left_shared - COMMON_TAIL)
     # Bodies are read for the divergent parts and the displayed tail only: a 100,000-entry common part
     # costs an index walk, not 100,000 body reads.
@@ -278,11 +275,11 @@ def _summarise(
         for call in message.calls:
             if call.path and call.name.lower() in EDIT_TOOLS:
                 files[call.path] = None
-        if message.role == "assistant":
+        if message.is_reply:
             if message.model:
                 models[message.model] = None
             ended = message.stop_reason
-            error = message.error if message.stop_reason in ("error", "aborted") else None
+            error = message.error if message.failed else None
     times = [t for t in (e.ts_ms for e in ([anchor] if anchor else []) + entries[-1:]) if t is not None]
     if anchor is None and entries:
         first = entries[0].ts_ms

@@ -1,4 +1,4 @@
-"""The records of a branch diff, as pure data (no Qt), and the row kinds.
+"""The records of a branch diff, as pure data (no Qt), and the row kinds (a message's record is its kind's).
 
 Word and line pieces, sections, messages, rows, side summaries, the common part and the whole diff.
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+
+from core.kinds.derived import DiffMessage, ToolCall
 
 __all__ = [
     "CHANGED",
@@ -59,113 +61,6 @@ class Section:
         """The same changes seen from the other side."""
         flip = {"delete": "insert", "insert": "delete", "equal": "equal"}
         return Section(self.name, self.unit, tuple(Op(flip[o.tag], o.text) for o in self.ops))
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool call of an assistant message: its name and its arguments as readable ``key: value`` lines."""
-
-    name: str
-    arguments: str
-    path: str | None = None  # the file it names, for edit and write tools
-
-
-@dataclass(frozen=True, slots=True)
-class DiffMessage:
-    """One message as the diff shows it.
-
-    Attributes:
-        entry_id: the entry id in its session.
-        kind: the entry kind (``message``, ``compaction``, ``branch_summary``, ``custom_message``,
-            ``usage``, ``context_edit``).
-        role: the message role, or the kind for entries that are not messages.
-        text: the visible text (text blocks; an image is ``[image]``; a command is ``$ COMMAND``; a
-            usage record's kind and note; a context edit's ``replaces ID: TEXT`` or ``drops ID``).
-        calls: the tool calls of an assistant message.
-        result: a tool result's or a command's output.
-        model: ``provider/model`` of an assistant message or a usage record.
-        stop_reason: an assistant message's ``stopReason``.
-        error: an assistant's ``errorMessage``.
-        is_error: a tool result marked ``isError`` (or a command with a non-zero exit code).
-        tool_name: a tool result's ``toolName``.
-        tokens, cost: an assistant message's or a usage record's usage.
-        ts_ms: the entry timestamp in ms.
-    """
-
-    entry_id: str
-    kind: str
-    role: str
-    text: str = ""
-    calls: tuple[ToolCall, ...] = ()
-    result: str = ""
-    model: str | None = None
-    stop_reason: str | None = None
-    error: str | None = None
-    is_error: bool = False
-    tool_name: str | None = None
-    tokens: float = 0
-    cost: float = 0.0
-    ts_ms: float | None = None
-
-    @property
-    def key(self) -> tuple[object, ...]:
-        """What must be equal for two messages to count as the same (ids and times left out)."""
-        return (
-            self.role,
-            self.model,
-            _norm(self.text),
-            tuple((c.name, _norm(c.arguments)) for c in self.calls),
-            _norm(self.result),
-            self.is_error,
-            self.stop_reason if self.stop_reason in ("error", "aborted") else None,
-        )
-
-    @property
-    def meta(self) -> str:
-        """Model, stop reason and error flag as one line (compared word by word in a changed row)."""
-        parts = []
-        if self.model:
-            parts.append(f"model {self.model}")
-        if self.stop_reason:
-            parts.append(f"stop {self.stop_reason}")
-        if self.is_error:
-            parts.append("error")
-        return " · ".join(parts)
-
-    def preview(self, width: int = 100) -> str:
-        """A one-line description (``assistant: text → read path``)."""
-        text = " ".join(self.text.split())
-        if self.calls:
-            calls = "; ".join(f"{c.name} {c.path}" if c.path else c.name for c in self.calls)
-            text = f"{text} → {calls}" if text else calls
-        if self.role == "toolResult":
-            text = f"[{self.tool_name or 'tool'}{' error' if self.is_error else ''}] " + " ".join(
-                self.result.split()
-            )
-        elif self.role == "bashExecution":
-            text = f"{text} ({' '.join(self.result.split())})"
-        else:
-            text = f"{self.role}: {text}"
-        return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-    def to_json(self) -> dict[str, object]:
-        """A plain dict for JSON output."""
-        return {
-            "entryId": self.entry_id,
-            "kind": self.kind,
-            "role": self.role,
-            "text": self.text,
-            "toolCalls": [{"name": c.name, "arguments": c.arguments, "path": c.path} for c in self.calls],
-            "result": self.result,
-            "toolName": self.tool_name,
-            "model": self.model,
-            "stopReason": self.stop_reason,
-            "errorMessage": self.error,
-            "isError": self.is_error,
-            "tokens": self.tokens,
-            "cost": self.cost,
-            "timestamp": self.ts_ms,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,7 +228,3 @@ def counts(rows: Iterable[DiffRow]) -> dict[str, int]:
     for row in rows:
         counts[row.kind] += 1
     return counts
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())

@@ -16,6 +16,10 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from core.kinds.cards import card, window_cards
+    from core.kinds.derived import DiffMessage, SearchWords
+    from core.kinds.kind import Kind
+    from core.kinds.notes import EntryNotes, SessionNotes, context_edit_marks, edits_in_force, session_notes
     from core.kinds.pairing import (
         answered_before,
         call_ids,
@@ -25,11 +29,17 @@ if TYPE_CHECKING:
         results_in_window,
         tool_results_for,
     )
+    from core.kinds.registry import KINDS, entry_preview, hidden_types, kind_for, kind_of, usage_source
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
+        "core.kinds.cards": "card window_cards",
+        "core.kinds.derived": "DiffMessage SearchWords",
+        "core.kinds.kind": "Kind",
+        "core.kinds.notes": "context_edit_marks edits_in_force EntryNotes session_notes SessionNotes",
+        "core.kinds.registry": "entry_preview hidden_types kind_for kind_of KINDS usage_source",
         "core.kinds.pairing": (
             "answered_before call_ids edits_as_diff paired result_call_id results_in_window tool_results_for"
         ),

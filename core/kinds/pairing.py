@@ -7,7 +7,8 @@ can afford:
 
 * :func:`paired`: a stream of entries in order (the exports), looking one entry ahead;
 * :func:`results_in_window`: a stretch of a path rendered at once (the message view);
-* :func:`tool_results_for`: one assistant entry, searching its descendants in the session tree.
+* :func:`tool_results_for`: one assistant entry, searching its descendants in the session tree;
+* :func:`context_results`: the messages of what the model saw (no entries, only messages in order).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "Results",
     "answered_before",
     "call_ids",
+    "context_results",
     "edits_as_diff",
     "paired",
     "result_call_id",
@@ -239,3 +241,37 @@ def edits_as_diff(args: dict[str, object]) -> str:
         if new:
             lines.extend("+" + line for line in new.split("\n"))
     return "\n".join(lines)
+
+
+def context_results(messages: Sequence[object]) -> tuple[dict[int, dict[str, int]], set[int]]:
+    """Pair the tool calls and results among the messages of what the model saw.
+
+    An assistant message takes the toolResult messages after it, up to the next assistant message,
+    whose ``toolCallId`` names one of its calls (the first result for a call wins). A message that is not
+    an object (a damaged line the reference passes through) pairs with nothing.
+
+    Args:
+        messages: the context's messages, in order.
+
+    Returns:
+        ``(results, answered)``: for each assistant message by its index, toolCallId -> the index of the
+        message answering it; and the indexes of the toolResult messages shown under a call.
+    """
+    results: dict[int, dict[str, int]] = {}
+    answered: set[int] = set()
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") != ASSISTANT:
+            continue
+        found: dict[str, int] = {}
+        j = i + 1
+        while j < len(messages) and isinstance(later := messages[j], dict):
+            role = later.get("role")
+            if role == ASSISTANT:
+                break
+            call_id = later.get("toolCallId")
+            if role == TOOL_RESULT and isinstance(call_id, str) and call_id not in found:
+                found[call_id] = j
+                answered.add(j)
+            j += 1
+        results[i] = found
+    return results, answered

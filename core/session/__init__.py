@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     )
     from core.session.flavour import Flavour
     from core.session.session import RefreshResult, Session, load_session
-    from core.session.summary import SessionSummary, summarize
+    from core.session.summary import SessionSummary
     from core.session.tree import SessionTree
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
@@ -51,7 +51,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.session.entry": "AssistantInfo CompactionInfo ContextEditInfo Entry EntryInfo LabelInfo",
         "core.session.flavour": "Flavour",
         "core.session.session": "load_session RefreshResult Session",
-        "core.session.summary": "SessionSummary summarize",
+        "core.session.summary": "SessionSummary",
         "core.session.tree": "SessionTree",
     },
 )

@@ -7,7 +7,7 @@ empty or neutral value for anything unexpected instead of raising.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TypeAlias
 
 from core.session.vocabulary import IMAGE_BLOCK, TEXT_BLOCK, TOOL_CALL_BLOCK
@@ -20,6 +20,7 @@ __all__ = [
     "as_text",
     "content_blocks",
     "content_of",
+    "is_image_block",
     "joined_text",
     "message_of",
     "message_text",
@@ -51,7 +52,7 @@ def as_number(value: object) -> float | None:
     return float(value) if value == value else None
 
 
-def message_of(body: Body) -> dict[str, object]:
+def message_of(body: Mapping[str, object]) -> dict[str, object]:
     """The ``message`` object of a message entry's body; an empty dict when there is none."""
     message = body.get("message")
     return message if isinstance(message, dict) else {}
@@ -108,6 +109,11 @@ def numbered_blocks(content: object) -> Iterator[tuple[Block, int]]:
             images += 1
         else:
             yield block, -1
+
+
+def is_image_block(value: object) -> bool:
+    """Whether a JSON value is an image content block (whose ``data`` is base64 bytes, not words)."""
+    return isinstance(value, dict) and value.get("type") == IMAGE_BLOCK
 
 
 def tool_calls(content: object) -> list[Block]:

@@ -41,6 +41,24 @@ from core.session.entry import ContextEditInfo, Entry, js_truthy
 from core.session.flavour import Flavour
 from core.session.jsonl import JsonObject
 from core.session.session import Session
+from core.session.vocabulary import (
+    ASSISTANT,
+    BRANCH_SUMMARY,
+    BRANCH_SUMMARY_ROLE,
+    COMPACTION,
+    COMPACTION_SUMMARY_ROLE,
+    CONTEXT_EDIT,
+    CUSTOM,
+    CUSTOM_MESSAGE,
+    MESSAGE,
+    MODEL_CHANGE,
+    SERVICE_TIER_CHANGE,
+    SYSTEM,
+    TEXT_BLOCK,
+    THINKING_LEVEL_CHANGE,
+    TOOL_RESULT,
+    USER,
+)
 from core.timefmt import js_date_ms
 
 
@@ -100,8 +118,8 @@ class ContextItem(NamedTuple):
 
 
 _MISSING: Final = object()
-_MESSAGE_KINDS = ("message", "custom_message", "branch_summary")
-_EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
+_MESSAGE_KINDS = (MESSAGE, CUSTOM_MESSAGE, BRANCH_SUMMARY)
+_EDITABLE_ROLES = (USER, ASSISTANT, TOOL_RESULT, CUSTOM)
 
 
 def _no_settings(service_tier: bool) -> ContextSettings:
@@ -234,13 +252,13 @@ def _layout(session: Session, leaf: str | DefaultLeaf | None) -> _Layout | None:
     last_thinking = last_tier = last_model = last_compaction = -1
     for index, entry in enumerate(path):
         kind = entry.kind
-        if kind == "thinking_level_change":
+        if kind == THINKING_LEVEL_CHANGE:
             last_thinking = index
-        elif kind == "model_change" or (kind == "message" and entry.role == "assistant"):
+        elif kind == MODEL_CHANGE or (kind == MESSAGE and entry.role == ASSISTANT):
             last_model = index
-        elif kind == "compaction":
+        elif kind == COMPACTION:
             last_compaction = index
-        elif kind == "service_tier_change":
+        elif kind == SERVICE_TIER_CHANGE:
             last_tier = index
 
     deciding = [path[i] for i in (last_thinking, last_tier, last_model, last_compaction) if i >= 0]
@@ -257,7 +275,7 @@ def _layout(session: Session, leaf: str | DefaultLeaf | None) -> _Layout | None:
         kept = path[start:last_compaction]
         after = path[last_compaction + 1 :]
         if flavour is Flavour.PI_1:
-            kept = [e for e in kept if not (e.kind == "message" and e.role == "system")]
+            kept = [e for e in kept if not (e.kind == MESSAGE and e.role == SYSTEM)]
     else:
         kept, after = [], path
     edits = _latest_edits(kept, after) if flavour is Flavour.PI_1 else {}
@@ -283,7 +301,7 @@ def _settings(
     if last_model >= 0:
         entry = path[last_model]
         body = bodies[id(entry)]
-        if entry.kind == "model_change":
+        if entry.kind == MODEL_CHANGE:
             model = _pick(body, provider="provider", modelId="modelId")
         else:
             message = body["message"]
@@ -305,11 +323,7 @@ def _latest_edits(kept: list[Entry], after: list[Entry]) -> dict[str, Entry]:
     for entries in (kept, after):
         for entry in entries:
             info = entry.info
-            if (
-                entry.kind == "context_edit"
-                and isinstance(info, ContextEditInfo)
-                and type(info.target) is str
-            ):
+            if entry.kind == CONTEXT_EDIT and isinstance(info, ContextEditInfo) and type(info.target) is str:
                 edits[info.target] = entry
     return edits
 
@@ -378,25 +392,25 @@ class _Plan:
     def _message(self, entry: Entry, body: JsonObject) -> object:
         """The message one entry makes, or ``_MISSING`` when it makes none."""
         pi1 = self.flavour is Flavour.PI_1
-        if entry.kind == "message":
+        if entry.kind == MESSAGE:
             if "message" not in body:
                 return _MISSING
             message = body["message"]
             if pi1 and isinstance(message, dict) and message.get("content") is None:
                 # Session files are not validated: 1.x fills in what a hand edit or a fork left out.
                 role = message.get("role")
-                if role == "system":
+                if role == SYSTEM:
                     return {**message, "content": ""}
-                if role in ("user", "assistant", "toolResult"):
+                if role in (USER, ASSISTANT, TOOL_RESULT):
                     return {**message, "content": []}
             return message
-        if entry.kind == "custom_message":
+        if entry.kind == CUSTOM_MESSAGE:
             content: object = body.get("content", _MISSING)
             if pi1 and (content is None or content is _MISSING):
                 content = []
             return _pick(
                 body,
-                role=("custom",),
+                role=(CUSTOM,),
                 customType="customType",
                 content=(content,) if content is not _MISSING else "content",
                 display="display",
@@ -406,7 +420,7 @@ class _Plan:
         if js_truthy(body.get("summary")):
             return _pick(
                 body,
-                role=("branchSummary",),
+                role=(BRANCH_SUMMARY_ROLE,),
                 summary="summary",
                 fromId="fromId",
                 timestamp=(js_date_ms(body.get("timestamp")),),
@@ -418,14 +432,14 @@ class _Plan:
         if retained is None:
             return _pick(
                 body,
-                role=("compactionSummary",),
+                role=(COMPACTION_SUMMARY_ROLE,),
                 summary="summary",
                 tokensBefore="tokensBefore",
                 timestamp=timestamp,
             )
         return _pick(
             body,
-            role=("compactionSummary",),
+            role=(COMPACTION_SUMMARY_ROLE,),
             summary="summary",
             tokensBefore="tokensBefore",
             retainedMessageCount=(retained,),
@@ -463,8 +477,8 @@ def _apply_edit(message: object, edit: JsonObject) -> tuple[object, bool]:
         return message, False
     replacement = edit["replacement"]
     content = replacement.get("content", _MISSING) if isinstance(replacement, dict) else _MISSING
-    if isinstance(content, str) and role in ("assistant", "toolResult"):
-        content = [{"type": "text", "text": content}]
+    if isinstance(content, str) and role in (ASSISTANT, TOOL_RESULT):
+        content = [{"type": TEXT_BLOCK, "text": content}]
     edited = dict(message)
     if content is _MISSING:
         edited.pop("content", None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from core.session.entry import Entry
 from core.session.jsonl import JsonObject
+from core.session.vocabulary import ASSISTANT, COMPACTION, CUSTOM, HOOK_MESSAGE, MESSAGE
 
 __all__ = ["migrate_body", "resolve_overrides"]
 
@@ -34,7 +35,7 @@ def migrate_body(
     if entry.synthetic:
         obj["id"] = entry.id
         obj["parentId"] = entry.parent_id
-    if version < 2 and entry.kind == "compaction":
+    if version < 2 and entry.kind == COMPACTION:
         index = obj.get("firstKeptEntryIndex")
         if isinstance(index, int | float) and not isinstance(index, bool):
             target = _ordinal_entry(by_ordinal, index)
@@ -43,10 +44,10 @@ def migrate_body(
             del obj["firstKeptEntryIndex"]
     message = obj.get("message")
     if isinstance(message, dict):
-        if version < 3 and entry.type == "message" and message.get("role") == "hookMessage":
-            message["role"] = "custom"
+        if version < 3 and entry.type == MESSAGE and message.get("role") == HOOK_MESSAGE:
+            message["role"] = CUSTOM
         override = overrides.get(entry.id)
-        if override is not None and message.get("role") == "assistant":
+        if override is not None and message.get("role") == ASSISTANT:
             message["usage"] = override
     return obj
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
@@ -19,11 +20,11 @@ from core.session.files import READ_FLAGS, open_regular
 from core.session.jsonl import JsonObject, decode_line
 from core.session.reader import CHUNK, Observer, SessionReader
 from core.session.tree import SessionTree
-from core.session.usage import entries_usage, usage_totals
+from core.session.usage import usage_totals
 from core.timefmt import js_date_ms
 
 # core.diff and core.export import the usage helpers from here, where they were first defined.
-__all__ = ["RefreshResult", "Session", "entries_usage", "load_session", "usage_totals"]
+__all__ = ["RefreshResult", "Session", "load_session", "usage_totals"]
 
 _FULL_CHECK = 8 << 20  # refresh re-checksums everything read when it is this small (a few ms at most)
 
@@ -64,6 +65,9 @@ def load_session(
     ``keep_bodies=True`` keeps every parsed line for one :meth:`Session.bodies` pass (see there).
     """
     return Session(path, checksum=checksum, keep_bodies=keep_bodies)
+
+
+_T = TypeVar("_T")
 
 
 class Session(SessionReader):
@@ -186,6 +190,37 @@ class Session(SessionReader):
         """The timestamp of the label entry that set the current label of ``entry_id``, or None."""
         found = self._labels.get(entry_id)
         return found[1] if found else None
+
+    def derived(self, make: Callable[[Session], _T]) -> _T:
+        """What ``make`` works out from the whole session, made on first use and again once it changed.
+
+        Values that several readers of one session need (what other entries say about each entry, for
+        one) are kept here, on the session they describe, rather than in a module-wide cache. An append
+        grows :attr:`entries` and a reload replaces it: either makes ``make`` run again.
+
+        Args:
+            make: a function of the session; it is also the key its value is kept under.
+        """
+        entries = self.entries
+        memo: dict[object, tuple[list[Entry], int, object]] = self.__dict__.setdefault("_derived", {})
+        found = memo.get(make)
+        if found is not None and found[0] is entries and found[1] == len(entries):
+            return found[2]  # type: ignore[return-value]  # stored by this very make
+        value = make(self)
+        memo[make] = (entries, len(entries), value)
+        return value
+
+    @property
+    def usage_memo(self) -> dict[int, tuple[Entry, int | float, float]]:
+        """Line -> ``(entry, tokens, cost)`` of the entries whose usage is only in their body.
+
+        Tool results, usage records and summaries record usage that the index does not keep. It is
+        worked out once per entry (:func:`core.usage.totals.entries_usage`), or noted by a reader that
+        parsed the line anyway (the catalogue), so a file is not read a second time for it. Entries
+        stay valid across appends; after a reload the entry kept beside each figure tells it apart.
+        """
+        memo: dict[int, tuple[Entry, int | float, float]] = self.__dict__.setdefault("_usage_memo", {})
+        return memo
 
     @property
     def usage_overrides(self) -> dict[str, JsonObject]:

@@ -205,3 +205,13 @@ MESSAGE_FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "system": ("content", "sections", "toolsAdded", "toolsRemoved", "timestamp"),  # 1.6.0
 }
+
+
+def spellings(type_name: str) -> tuple[str, ...]:
+    """A type's name and its variant spellings (:data:`TYPE_ALIASES`): what a kind declares it stands for."""
+    return (type_name, *(alias for alias, name in TYPE_ALIASES.items() if name == type_name))
+
+
+def normal_type(type_name: str) -> str:
+    """A type as the index keeps it (``Entry.kind``): a variant spelling read as its canonical name."""
+    return type_name if type_name in KNOWN_TYPES else TYPE_ALIASES.get(type_name, type_name)

@@ -1,7 +1,8 @@
 """Usage and cost: where the tokens and the money went, by day, model, project, session and branch.
 
-``records`` (one :class:`UsageRecord` per entry recording usage, by the counting rules of
-:mod:`core.session.usage`), ``lineage`` (forks and clones counted once), ``reports`` (rows in ccusage's
+``totals`` (tokens and cost over entries, for the list, headers, exports and diffs), ``records`` (one
+:class:`UsageRecord` per entry recording usage, where its kind says it is),
+``lineage`` (forks and clones counted once), ``reports`` (rows in ccusage's
 shapes, filters, the hour-by-weekday grid), ``overview`` (every figure of a dashboard for one filter) and
 ``subtree`` (each subtree's cost, current path versus abandoned branches).
 """
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from core.usage.reports import report as report
     from core.usage.subtree import path_split as path_split
     from core.usage.subtree import subtree_usage as subtree_usage
+    from core.usage.totals import entries_usage as entries_usage
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -39,5 +41,6 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.usage.records": "EntryUsage UsageCollector UsageRecord iter_usage",
         "core.usage.reports": "KINDS UsageFilter UsageReport UsageRow hour_weekday_grid report",
         "core.usage.subtree": "path_split subtree_usage",
+        "core.usage.totals": "entries_usage",
     },
 )

@@ -1,4 +1,4 @@
-"""Usage records: one per entry that records usage, counted by the rules of :mod:`core.session.usage`.
+"""Usage records: one per entry that records usage, where its kind says it is (:mod:`core.kinds`).
 
 :class:`UsageCollector` turns entries in file order into records; it is fed either by
 :func:`iter_usage` (one loaded session, bodies read back) or by the catalogue's reader (the objects it
@@ -12,9 +12,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from core.kinds.registry import kind_of
 from core.session.entry import Entry
 from core.session.jsonl import decode_line
-from core.session.usage import may_record_usage, usage_parts, usage_source
+from core.session.usage import ASSISTANT_USAGE, usage_parts
 
 if TYPE_CHECKING:
     from core.session.session import Session
@@ -109,8 +110,8 @@ class UsageCollector:
 
     def add(self, entry: Entry, obj: Mapping[str, object]) -> None:
         """Take one entry and the object parsed from its line."""
-        kind = entry.kind
-        if kind == "child_usage_attributed":
+        kind = kind_of(entry)
+        if kind.attributes_usage:
             target, aggregate = obj.get("targetId"), obj.get("aggregateUsage")
             if type(target) is str and type(aggregate) is dict:
                 self.aggregates[target] = aggregate
@@ -123,9 +124,9 @@ class UsageCollector:
                 )
                 self.attributions.append(attributed(base, aggregate, share))
             return
-        if kind != "message" and not may_record_usage(entry):
+        if not kind.has_usage:
             return
-        source = usage_source(kind, obj)
+        source = kind.usage_source(obj)
         if source is None:
             return
         parts = usage_parts(source.usage)
@@ -136,12 +137,12 @@ class UsageCollector:
             if isinstance(moment, int | float) and not isinstance(moment, bool):
                 ts_ms = moment
         if parts is None:
-            if source.kind != "assistant":
+            if source.kind != ASSISTANT_USAGE:
                 return
             parts = usage_parts({})
             assert parts is not None
         written = obj.get("id")
-        if source.kind == "assistant" and type(written) is str and written != entry.id:
+        if source.kind == ASSISTANT_USAGE and type(written) is str and written != entry.id:
             self.written[entry.line] = written
         self.rows[entry.line] = EntryUsage(
             entry.line,
@@ -169,7 +170,7 @@ class UsageCollector:
         out: list[EntryUsage] = []
         for row in self.rows.values():
             target = self.written.get(row.line, row.entry_id)
-            if row.kind == "assistant" and target in self.aggregates:
+            if row.kind == ASSISTANT_USAGE and target in self.aggregates:
                 row = attributed(row, self.aggregates[target], self.children.get(target))
             if keep_empty or any(row[5:11]):  # input ... cost: something recorded
                 out.append(row)
@@ -196,11 +197,7 @@ def attributed(row: EntryUsage, aggregate: object, child: tuple[int, float] | No
 
 
 def _candidates(session: Session) -> list[Entry]:
-    return [
-        e
-        for e in session.entries
-        if e.kind == "child_usage_attributed" or e.role == "assistant" or may_record_usage(e)
-    ]
+    return [e for e in session.entries if (kind := kind_of(e)).has_usage or kind.attributes_usage]
 
 
 def entry_usages(session: Session) -> list[EntryUsage]:

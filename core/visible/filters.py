@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # typing only: the filters are imported where no session is read yet
+from core.kinds.kind import DEFAULT_MODE, NO_TOOLS_MODE
+from core.kinds.registry import hidden_types, kind_of
+
+if TYPE_CHECKING:  # typing only
     from core.session import Entry, Session
 
 FILTER_MODES = ("default", "no-tools", "user", "labeled", "all")
@@ -16,8 +19,6 @@ FILTER_LABELS = {
     "labeled": "Labeled",
     "all": "All entries",
 }
-# The reference's Default filter hides these entry kinds (FORMAT.md section 6).
-DEFAULT_HIDDEN = frozenset({"label", "custom", "model_change", "thinking_level_change"})
 
 
 def check_mode(mode: str) -> str:
@@ -31,26 +32,31 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-# The modes that look at nothing but an entry's kind, and the kinds each hides: a caller looping over
-# every entry (core.visible.structure) tests ``entry.kind not in HIDDEN_KINDS[mode]`` instead of a call.
-HIDDEN_KINDS: dict[str, frozenset[str]] = {"default": DEFAULT_HIDDEN, "all": frozenset()}
+# The modes that look at nothing but an entry's kind, and the entry types each hides (their kinds say
+# so: ``Kind.hidden_in``): a caller looping over every entry (core.visible.structure) tests
+# ``entry.kind not in HIDDEN_KINDS[mode]`` instead of a call. The reference's Default filter hides labels,
+# extension data, and model and thinking level changes (FORMAT.md section 6).
+HIDDEN_KINDS: dict[str, frozenset[str]] = {"default": hidden_types(DEFAULT_MODE), "all": frozenset()}
+DEFAULT_HIDDEN = HIDDEN_KINDS["default"]
 
 
 def passes(entry: Entry, mode: str, session: Session | None) -> bool:
     """Whether filter ``mode`` shows ``entry`` (the leaf is shown whatever this says).
 
-    ``default`` hides label, custom, model_change and thinking_level_change entries; ``no-tools`` also
-    hides tool results; ``user`` shows only user messages; ``labeled`` only entries that have a label in
-    ``session`` now; ``all`` everything. Unlike the reference, assistant messages holding only tool calls
-    are not hidden: telling them apart needs every body, and the tree reads bodies only for rows shown.
+    ``default`` hides the kinds hidden in it (labels, extension data, model and thinking level changes);
+    ``no-tools`` also hides tool results; ``user`` shows only user messages; ``labeled`` only entries that
+    have a label in ``session`` now; ``all`` everything. Unlike the reference, assistant messages holding
+    only tool calls are not hidden: telling them apart needs every body, and the tree reads bodies only
+    for rows shown.
     """
     hidden = HIDDEN_KINDS.get(mode)
     if hidden is not None:
         return entry.kind not in hidden
     if mode == "labeled":
         return bool(session.label_for(entry.id)) if session is not None else False
+    kind = kind_of(entry)
     if mode == "user":
-        return entry.kind == "message" and entry.role == "user"
-    if entry.kind in DEFAULT_HIDDEN:
+        return kind.user_turn
+    if DEFAULT_MODE in kind.hidden_in:
         return False
-    return not (mode == "no-tools" and entry.kind == "message" and entry.role == "toolResult")
+    return not (mode == NO_TOOLS_MODE and NO_TOOLS_MODE in kind.hidden_in)

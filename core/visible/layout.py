@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING
 
+from core.session.entry import LabelInfo
 from core.visible.changes import NOTHING, AppendResult, RelayoutReason, RowAppended, RowVacated, Step
 from core.visible.filters import check_mode, passes
 from core.visible.structure import TreeStructure
@@ -280,12 +281,12 @@ class VisibleTree:
                 return "broken link", vacated  # let core's tree decide where it goes
             if eid in awaited:
                 return "broken link", vacated  # the parent orphans were waiting for: they move below it
-            if entry.kind == "label":
+            info = entry.info
+            if isinstance(info, LabelInfo):  # a label entry: it changes another row's label
                 if mode == "labeled":
                     return "label", vacated
-                info = entry.info
-                if isinstance(info, tuple) and info and isinstance(info[0], str):
-                    label_targets.add(info[0])
+                if isinstance(info.target, str):
+                    label_targets.add(info.target)
             if not (eid == new_leaf or passes(entry, mode, session)):
                 hidden[eid] = None if pid is None else (pid if pid in vparent else hidden[pid])
                 continue

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.kinds.registry import kind_of
+
 if TYPE_CHECKING:
     from core.session import Entry, Session
 
@@ -42,7 +44,7 @@ def conversation(session: Session, entry_id: str) -> list[Entry]:
 
 
 def _is_user_message(entry: Entry) -> bool:
-    return entry.kind == "message" and entry.role == "user"
+    return kind_of(entry).user_turn
 
 
 def next_user_message(session: Session, entry_id: str, step: int = 1) -> str | None:

@@ -211,7 +211,7 @@ def read_previews(session: Session, entries: list[Entry], width: int, previews: 
     session is reloaded.
     """
     from core.errors import SessionReadError
-    from core.render import entry_preview
+    from core.kinds import entry_preview
 
     missing = [e for e in entries if e.id not in previews]
     if not missing:

@@ -38,7 +38,7 @@ from pathlib import Path
 import orjson
 
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
-from core.session import Entry, Session
+from core.session import Entry, LabelInfo, Session
 from core.session.jsonl import JsonObject
 from core.timefmt import now_iso
 from core.writing.atomic import explain_os_error, write_new_file
@@ -275,7 +275,7 @@ def fork_session(session: Session, at_entry_id: str, dest_dir: str | os.PathLike
     target = session.get(at_entry_id)
     if target is None:
         raise InvalidRequestError(f"There is no entry {at_entry_id} in {session.path}.")
-    path = [e for e in session.path_to(at_entry_id) if e.kind != "label"]
+    path = [e for e in session.path_to(at_entry_id) if not isinstance(e.info, LabelInfo)]
     lines = _copy_chain(session, path, rechain=True)
     kept = {e.id for e in path}
     taken = set(kept)

@@ -17,11 +17,13 @@ all is the index's (each ``context_edit`` entry's :class:`core.session.ContextEd
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.session import ContextEditInfo, context_edits_in_force, iter_context_items
+from core.kinds.document import WARN, Block, Para, bold, entry_link
+from core.kinds.wording import child_runs_text, usage_text
 from core.session.content import Body, as_dict, as_number, as_text
+from core.session.entry import ContextEditInfo
+from core.session.vocabulary import CHILD_USAGE_ATTRIBUTED, CONTEXT_EDIT
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -33,6 +35,7 @@ __all__ = [
     "SessionNotes",
     "context_edit_marks",
     "edits_in_force",
+    "note_blocks",
     "session_notes",
 ]
 
@@ -106,13 +109,13 @@ class SessionNotes:
         self.edits: dict[str, list[EditNote]] = {}
         self.edit_by_id: dict[str, EditNote] = {}
         self.children: dict[str, ChildRuns] = {}
-        kinds = ("context_edit", "child_usage_attributed")
+        kinds = (CONTEXT_EDIT, CHILD_USAGE_ATTRIBUTED)
         wanted = [e for e in session.entries if e.kind in kinds]
         if not wanted:
             return
         attributions: dict[str, tuple[str, Body]] = {}  # attribution id -> (target, body); a repeated id once
         for entry, body in zip(wanted, session.bodies(wanted), strict=True):
-            if entry.kind == "context_edit":
+            if entry.kind == CONTEXT_EDIT:
                 note = _edit_note(entry, body)
                 if note is not None:
                     self.edits.setdefault(note.target_id, []).append(note)
@@ -162,20 +165,53 @@ class SessionNotes:
         return bool(self.edit_by_id)
 
 
-# Session -> (the entry list it was built from, its length, the notes). A refresh appends to the list (the
-# length changes) or replaces it (a reload); either way the notes are gathered again.
-_CACHE: weakref.WeakKeyDictionary[Session, tuple[int, int, SessionNotes]] = weakref.WeakKeyDictionary()
-
-
 def session_notes(session: Session) -> SessionNotes:
-    """The notes of ``session``, gathered on first use and again after the session changed."""
-    entries = session.entries
-    cached = _CACHE.get(session)
-    if cached is not None and cached[0] == id(entries) and cached[1] == len(entries):
-        return cached[2]
-    notes = SessionNotes(session)
-    _CACHE[session] = (id(entries), len(entries), notes)
-    return notes
+    """The notes of ``session``, gathered on first use and again after the session changed.
+
+    They are kept on the session (:meth:`core.session.Session.derived`), not in a cache of this module.
+    """
+    return session.derived(SessionNotes)
+
+
+def note_blocks(notes: EntryNotes | None) -> list[Block]:
+    """What other entries say about an entry, as its card's lines: the edit shown, later edits, child runs."""
+    if notes is None:
+        return []
+    lines: list[Block] = []
+    shown = notes.shown_edit
+    if shown is not None:
+        lines.append(
+            Para(
+                (
+                    "✎ ",
+                    bold("Edited content"),
+                    ": entry ",
+                    entry_link(shown.edit_id),
+                    " replaced this message in what the model saw (the original is entry ",
+                    entry_link(shown.target_id),
+                    ")",
+                ),
+                WARN,
+            )
+        )
+    for edit in notes.edits:
+        if shown is not None and edit.edit_id == shown.edit_id:
+            continue
+        how = "dropped it from" if edit.dropped else "replaced its content in"
+        words = (
+            "✎ Edited in the context later: entry ",
+            entry_link(edit.edit_id),
+            f" {how} what the model sees",
+        )
+        lines.append(Para(words, WARN))
+    runs = notes.children
+    if runs is not None:
+        words_ = "Usage includes " + child_runs_text(runs.runs, runs.origins, runs.usage)
+        aggregate = usage_text(runs.aggregate)
+        if aggregate:
+            words_ += f"; with them the message used {aggregate}"
+        lines.append(Para((words_,), WARN))
+    return lines
 
 
 def edits_in_force(session: Session, leaf_id: str | None) -> dict[str, EditNote]:
@@ -196,6 +232,8 @@ def _in_force(session: Session, leaf_id: str | None) -> list[tuple[Entry, EditNo
     """The context_edit entries in force at ``leaf_id``, each with its note."""
     if leaf_id is None or session.get(leaf_id) is None:
         return []
+    from core.session.context import context_edits_in_force
+
     edits = list(context_edits_in_force(session, leaf_id).values())
     found = []
     for entry, body in zip(edits, session.bodies(edits), strict=True):
@@ -225,6 +263,8 @@ def context_edit_marks(
     replacing = {id(entry): note for entry, note in _in_force(session, leaf_id) if not note.dropped}
     if not replacing:
         return marks  # only a replacement marks a message; the context is not built again for nothing
+    from core.session.context import iter_context_items
+
     _settings, items = iter_context_items(session, leaf_id)
     found = [replacing.get(id(item.edit)) if item.edit is not None else None for item in items]
     return found if len(found) == len(messages) else marks
