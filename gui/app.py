@@ -288,7 +288,7 @@ class _SmokeRun:
             return
         on_branch = current.path_to(current.leaf_id)
         candidates = [*reversed(on_branch), *reversed(current.entries)]
-        entry = next((e for e in candidates if e.kind == "message"), None)
+        entry = next((e for e in candidates if e.role is not None), None)  # a message
         if entry is None:
             self.fail(f"{current.path} has no message to render.")
             return
@@ -430,4 +430,4 @@ class _ScriptedRun(_SmokeRun):
 def _leaves(session: Session) -> list[str]:
     """The ids of the entries nothing hangs off (file order): the ends of the session's branches."""
     parents = {entry.parent_id for entry in session.entries}
-    return [entry.id for entry in session.entries if entry.id not in parents and entry.kind == "message"]
+    return [entry.id for entry in session.entries if entry.id not in parents and entry.role is not None]

@@ -18,22 +18,22 @@ from typing import TYPE_CHECKING
 from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from core.export.cmark import markdown_to_html
     from core.export.common import FORMATS, ExportOptions
     from core.export.export import PdfWriter, RenderedExport, render_export, save_export
     from core.export.files import write_export
-    from core.export.highlighter import pygments_css
     from core.export.markdown import entry_to_markdown
+    from core.render.highlight import pygments_css
+    from core.render.markdown import markdown_to_html
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
-        "core.export.cmark": "markdown_to_html",
+        "core.render.markdown": "markdown_to_html",
         "core.export.common": "ExportOptions FORMATS",
         "core.export.export": "PdfWriter render_export RenderedExport save_export",
         "core.export.files": "write_export",
-        "core.export.highlighter": "pygments_css",
+        "core.render.highlight": "pygments_css",
         "core.export.markdown": "entry_to_markdown",
     },
 )

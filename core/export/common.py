@@ -7,7 +7,6 @@ Nothing here writes files; :mod:`core.export.files` does that.
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from collections.abc import Iterable
@@ -17,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from core.errors import InvalidRequestError
 from core.formatting import total_cost, whole_tokens
-from core.session.usage import entries_usage
+from core.kinds.kind import BOOKKEEPING, CUSTOM, TOOLS
+from core.kinds.registry import kind_of
+from core.usage.totals import entries_usage
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -25,22 +26,6 @@ if TYPE_CHECKING:
 
 FORMATS = ("md", "html", "pdf")
 
-# Entry kinds that are bookkeeping: they change settings or names but carry no conversation.
-BOOKKEEPING_KINDS = frozenset(
-    {
-        "model_change",
-        "thinking_level_change",
-        "service_tier_change",
-        "label",
-        "session_info",
-        "child_usage_attributed",
-        "session_state",
-        "agent_status",
-        "git_state",
-        "usage",
-    }
-)
-CUSTOM_KINDS = frozenset({"custom", "custom_message"})
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 _BACKTICKS = re.compile(r"`+")
 _LONG_BACKTICKS = re.compile(r"`{3,}")
@@ -48,8 +33,6 @@ _INFO_CHARS = re.compile(r"[^A-Za-z0-9_+.#-]")
 # Inline-significant punctuation only (emphasis, code, links, HTML, entities, tables, strikethrough):
 # escaping every ASCII punctuation mark would be valid but makes the raw Markdown unreadable.
 _MD_PUNCT = re.compile(r"([\\`*_\[\]<>|~&])")
-_HTML_SPECIAL = re.compile("[&<>\"'\x00]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _YEAR_10000_MS = 253_402_300_800_000  # 10000-01-01 00:00:00 UTC: the first time utc_time cannot show
 
 
@@ -127,18 +110,18 @@ def select_entries(session: Session, leaf_id: str | None = None, whole_tree: boo
 
 
 def wanted(entry: Entry, options: ExportOptions) -> bool:
-    """Whether the options keep this entry at all (tool results are decided with their calls)."""
-    kind = entry.kind
-    if kind in BOOKKEEPING_KINDS:
-        return options.bookkeeping
-    if kind in CUSTOM_KINDS:
+    """Whether the options keep this entry at all (tool results are decided with their calls).
+
+    Its kind says which option keeps it (``Kind.export_part``): tools, extension entries, bookkeeping, or
+    none (always exported).
+    """
+    part = kind_of(entry).export_part
+    if part == TOOLS:
+        return options.tools
+    if part == CUSTOM:
         return options.custom
-    if kind == "message":
-        role = entry.role
-        if role in ("toolResult", "bashExecution"):
-            return options.tools
-        if role in ("custom", "hookMessage"):
-            return options.custom
+    if part == BOOKKEEPING:
+        return options.bookkeeping
     return True
 
 
@@ -169,29 +152,6 @@ def code_span(text: str) -> str:
     marks = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
     return f"{marks}{pad}{flat}{pad}{marks}"
-
-
-def esc(text: str) -> str:
-    """``text`` escaped for HTML element text and attribute values (NUL shown as U+FFFD)."""
-    # Most strings escaped here (roles, times, models, ids) hold nothing to escape: one C-level search
-    # is cheaper than html.escape's five replace passes, on 100,000 calls per large export.
-    if _HTML_SPECIAL.search(text) is None:
-        return text
-    return html.escape(text, quote=True).replace("\x00", "\ufffd")
-
-
-def without_surrogates(text: str) -> str:
-    r"""``text`` with each lone surrogate (a ``"\ud800"`` escape in the file) replaced by U+FFFD.
-
-    A lone surrogate has no UTF-8 form: a URL or a file name cannot hold one, so where text must be
-    encoded strictly it is shown as the replacement character instead of stopping the export.
-    """
-    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
-
-
-def esc_text(text: str) -> str:
-    """``text`` escaped for HTML element text (quotes need no escaping outside attributes)."""
-    return html.escape(text, quote=False).replace("\x00", "\ufffd")
 
 
 def redacted_cut(text: str, width: int, redactor: Redactor | None) -> str:
@@ -263,19 +223,11 @@ def _utc_date(day: int) -> str:
     return f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
 
 
-def entry_time(entry: Entry, message: dict[str, object] | None = None) -> str:
-    """The time shown for an entry: the message's own ms ``timestamp`` if it has one, else the entry's."""
-    moment = message.get("timestamp") if isinstance(message, dict) else None
-    if isinstance(moment, bool) or not isinstance(moment, int | float):
-        moment = entry.ts_ms
-    return utc_time(moment)
-
-
 def _agent_rows(header: dict[str, object]) -> list[tuple[str, str]]:
     """The rows Prime Agent's header adds: the repository it ran in, how deep a child agent it was."""
     rows = []
     if "git" in header:
-        from core.render.wording import git_text
+        from core.kinds.wording import git_text
 
         rows.append(("Git", git_text(header.get("git"))))
     depth = header.get("rlmDepth")

@@ -16,8 +16,8 @@ The content is the Markdown export's (:class:`core.export.markdown.MarkdownRende
 through HTML primitives instead of Markdown ones.
 
 The page is made of :mod:`core.export.page` (the shell, policy and assets), :mod:`core.export.island`
-(the sidebar rows and fragments as JSON), :mod:`core.export.cmark` (message Markdown) and
-:mod:`core.export.highlighter` (code); this module renders the entries and puts the page together.
+(the sidebar rows and fragments as JSON), :mod:`core.render.markdown` (message Markdown) and
+:mod:`core.render.highlight` (code); this module renders the entries and puts the page together.
 """
 
 from __future__ import annotations
@@ -26,26 +26,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from core.export.cmark import render_markdown
-from core.export.common import (
-    ExportOptions,
-    ImageSink,
-    esc,
-    esc_text,
-    metadata,
-    select_entries,
-    wanted,
-    without_surrogates,
-)
-from core.export.highlighter import Highlighter
-from core.export.island import EMPTY_JSON, Fragment, Node, entry_class, island, json_fragment, tree_node
+from core.export.common import ExportOptions, ImageSink, metadata, select_entries, wanted
+from core.export.island import EMPTY_JSON, Fragment, Node, island, json_fragment, tree_node
 from core.export.markdown import MarkdownRenderer
 from core.export.page import page
 from core.export.usage_summary import collector_for, usage_rows, wants_usage
+from core.kinds.document import Thinking
+from core.kinds.notes import session_notes
 from core.kinds.pairing import paired
-from core.render.notes import session_notes
-from core.session.content import Block
-from core.session.usage import entries_usage
+from core.kinds.registry import kind_of
+from core.render.highlight import Highlighter
+from core.render.markdown import render_markdown
+from core.render.text import esc, esc_text, without_surrogates
+from core.usage.totals import entries_usage
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -93,13 +86,17 @@ class HtmlRenderer(MarkdownRenderer):
         """Escaped text."""
         return esc(text)
 
+    def text(self, text: str) -> str:
+        """A piece of inline text, escaped."""
+        return esc(text)
+
     def code(self, text: str) -> str:
         """``<code>``."""
         return f"<code>{esc(text)}</code>"
 
-    def block(self, text: str, language: str = "") -> str:
-        """A highlighted ``<pre>`` block."""
-        return self.highlighter.block(text, language)
+    def code_block(self, text: str, language: str = "", path: str = "") -> str:
+        """A ``<pre>`` block, coloured by its language or its file's."""
+        return self.highlighter.block(text, language, path)
 
     def bold(self, inner: str) -> str:
         """``<b>``."""
@@ -121,36 +118,32 @@ class HtmlRenderer(MarkdownRenderer):
         """An ``<img>``."""
         return f'<p><img class="shot" src="{esc(target)}" alt="image {index + 1}" loading="lazy"></p>'
 
-    def heading(
-        self, role: str, entry: Entry, message: dict[str, object] | None = None, extra: str = ""
-    ) -> str:
-        """``<h3>`` with the role, extra, time and a deep link."""
-        parts = self.heading_parts(role, entry, message, extra)
+    def heading(self, title: str, entry: Entry, moment: object, facts: list[str]) -> str:
+        """``<h3>`` with the title, facts, time and a deep link."""
+        parts = self.heading_parts(title, moment, facts)
         parts[0] = f"<b>{parts[0]}</b>"
         anchor = f'<a class="anchor" href="#e-{esc(_url_id(entry.id))}" title="Link to this entry">#</a>'
         return f"<h3>{' · '.join(parts)}{anchor}</h3>"
 
-    def thinking(self, block: Block) -> str:
+    def thinking(self, block: Thinking) -> str:
         """A collapsed thinking block, its text shown as written (as the reference's export shows it).
 
         Reasoning is draft text; showing it verbatim keeps what the model wrote, and skipping Markdown
         here saves a third of the Markdown rendering of a large export.
         """
-        text = block.get("thinking")
-        text = text.replace("\r\n", "\n").strip("\n") if isinstance(text, str) else ""
+        text = block.text.strip("\n")
         if not text.strip():
-            return (
-                self.quote("Thinking (redacted by the provider)", "") if block.get("redacted") is True else ""
-            )
+            return self.quote("Thinking (redacted by the provider)", "") if block.redacted else ""
         return self.quote("Thinking", f'<div class="thinking-text">{esc_text(text)}</div>')
 
     def quote(self, title: str, inner: str) -> str:
         """A collapsed ``<details>`` (thinking)."""
         return f'<details class="thinking"><summary>{esc(title)}</summary>{inner}</details>'
 
-    def fold(self, title: str, inner: str) -> str:
-        """A collapsed ``<details>`` (a system prompt), shown whatever the thinking filter says."""
-        return f'<details class="system"><summary>{esc(title)}</summary>{inner}</details>'
+    def fold(self, title: str, inner: str, role: str) -> str:
+        """A collapsed ``<details>`` (a system prompt, an unknown entry's JSON), whatever the filters say."""
+        css = "raw" if role == "raw" else "system"
+        return f'<details class="{css}"><summary>{esc(title)}</summary>{inner}</details>'
 
     def bullets(self, items: list[str]) -> str:
         """``<ul>``."""
@@ -160,16 +153,17 @@ class HtmlRenderer(MarkdownRenderer):
         """A deep link to another entry of the page (``#e-ID``)."""
         return f'<a href="#e-{esc(_url_id(entry_id))}"><code>{esc(entry_id)}</code></a>'
 
-    def raw_json(self, text: str) -> str:
-        """The JSON of an entry of an unknown type, folded away."""
-        return f'<details class="raw"><summary>JSON</summary>{self.block(text, "json")}</details>'
+    def table(self, rows: list[tuple[str, str]]) -> str:
+        """A two-column ``<table>`` of facts."""
+        cells = "".join(f"<tr><th>{esc(name)}</th><td>{value}</td></tr>" for name, value in rows)
+        return f'<table class="facts">{cells}</table>'
 
-    def tool_box(self, title: str, parts: list[str], error: bool) -> str:
+    def tool_box(self, head: str, parts: list[str], error: bool) -> str:
         """An open ``<details>`` holding a tool call and its result."""
         css = "tool-call error" if error else "tool-call"
         body = "".join(parts)
         return (
-            f'<details class="{css}" open><summary>{title}</summary><div class="body">{body}</div></details>'
+            f'<details class="{css}" open><summary>{head}</summary><div class="body">{body}</div></details>'
         )
 
     def result_box(self, label: str, parts: list[str], error: bool) -> str:
@@ -177,9 +171,9 @@ class HtmlRenderer(MarkdownRenderer):
         css = "result error" if error else "result"
         return f'<div class="{css}"><div class="label">{esc(label)}</div>{"".join(parts)}</div>'
 
-    def entry_box(self, entry: Entry, inner: str) -> str:
-        """The ``<article>`` of one entry, its id the deep-link target."""
-        return f'<article class="entry {entry_class(entry)}" id="e-{esc(entry.id)}">{inner}</article>'
+    def entry_box(self, entry: Entry, family: str, inner: str) -> str:
+        """The ``<article>`` of one entry, its id the deep-link target, its family the CSS class."""
+        return f'<article class="entry {family}" id="e-{esc(entry.id)}">{inner}</article>'
 
 
 def session_to_html(
@@ -340,7 +334,7 @@ class PageEntries:
         an entry that is not one.
         """
         entries = self.entries
-        while index < len(entries) and entries[index].role == "toolResult":
+        while index < len(entries) and kind_of(entries[index]).shown_under_call:
             index += 1
         return index
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
 
-from core.render.preview import entry_preview, tool_call_preview
-from core.session.content import Body, message_text, tool_calls
+from core.kinds.registry import entry_preview, kind_of
+from core.session.content import Body
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -37,7 +37,6 @@ Node: TypeAlias = list[object]
 Fragment: TypeAlias = bytes | list[bytes] | str
 """An entry's HTML in the island: its JSON, that JSON in pieces, or the text itself (see json_fragment)."""
 
-_PREVIEW_SOURCE = 600  # characters of a text a sidebar preview is made from
 # Inside <script type="application/json"> only "<" means anything to the HTML parser ("</script" ends
 # the element, "<!--" changes how it ends), so "<" is the escape that matters; U+2028/2029 are escaped
 # for JavaScript engines that once treated them as line ends. ">" and "&" are inert there and are left
@@ -53,31 +52,11 @@ _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 EMPTY_JSON = b'""'  # the island's fragment of an entry the options leave out
 _SLICE = 1024 * 1024  # characters of a fragment encoded at a time (see json_fragment)
 _CHUNK = 16 * 1024  # bytes of the island's fragments joined into one piece of the page (see island)
-_ROLE_CLASS = {
-    "user": "user",
-    "assistant": "assistant",
-    "toolResult": "tool",
-    "bashExecution": "bash",
-    "custom": "custom",
-    "hookMessage": "custom",
-    "branchSummary": "summary",
-    "compactionSummary": "summary",
-    "system": "summary",
-}
-_KIND_CLASS = {
-    "compaction": "summary",
-    "context_edit": "summary",
-    "branch_summary": "summary",
-    "custom": "custom",
-    "custom_message": "custom",
-}
 
 
 def entry_class(entry: Entry) -> str:
-    """The CSS class of an entry: user, assistant, tool, bash, custom, summary or meta."""
-    if entry.kind == "message":
-        return _ROLE_CLASS.get(entry.role or "", "other")
-    return _KIND_CLASS.get(entry.kind, "meta")
+    """The CSS class of an entry: its kind's family (user, assistant, tool, bash, custom, summary, meta)."""
+    return kind_of(entry).family
 
 
 def json_fragment(text: str) -> Fragment:
@@ -181,103 +160,13 @@ def tree_node(
         if redactor is not None:
             # The whole body first, the cut after: a secret across the cut would not be recognised.
             body = redactor.value(body)
-        preview = _quick_preview(entry, body) or entry_preview(entry, _clipped(body), 120)
+        preview = entry_preview(entry, body, 120)
     else:
         preview = f"[{entry.type or 'entry'}: left out]"
     label = labels.get(entry.id)
     if label and redactor is not None:
         label = redactor.text(label)
     return [parent, entry_class(entry), preview, label or None, entry.id, entry.kind]
-
-
-def _quick_preview(entry: Entry, body: Body) -> str:
-    """``entry_preview``'s line for user, assistant and tool-result messages, from their first characters.
-
-    ``""`` for anything else (the caller then asks ``entry_preview``). ``entry_preview`` flattens whole
-    texts before cutting them to one line; for the sidebar of a 20,000-entry page that was a sixth of
-    the export's time.
-    """
-    role = entry.role
-    if role not in ("user", "assistant", "toolResult"):
-        return ""
-    message = body.get("message")
-    if not isinstance(message, dict):
-        return ""
-    content = message.get("content")
-    if role == "user":
-        return _one_line("user: " + _text_start(content)) if isinstance(content, str | list) else ""
-    if role == "toolResult":
-        name = message.get("toolName", "tool")
-        mark = " error" if message.get("isError") else ""
-        return _one_line(f"[{name}{mark}] {_text_start(content)}")
-    if not isinstance(content, list):
-        return ""
-    text = _text_start(content)
-    calls = [tool_call_preview(b.get("name"), b.get("arguments")) for b in tool_calls(content)]
-    if not text and not calls:
-        return ""  # aborted, failed, thinking only or empty: entry_preview words these
-    shown = text or "; ".join(calls)
-    if text and calls:
-        shown += " → " + "; ".join(calls)
-    return _one_line(f"assistant: {shown}")
-
-
-def _text_start(content: object) -> str:
-    """The start of ``message_text(content)``: enough for a one-line preview."""
-    if isinstance(content, str):
-        return content[:_PREVIEW_SOURCE]
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    size = 0
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if not isinstance(text, str):
-                return message_text(content)[:_PREVIEW_SOURCE]  # odd values: let message_text word them
-            parts.append(text[:_PREVIEW_SOURCE])
-            size += len(parts[-1])
-            if size >= _PREVIEW_SOURCE:
-                break
-    return " ".join(parts)
-
-
-def _one_line(text: str, width: int = 120) -> str:
-    # Flattening the start of a text gives the start of the flattened text, so when twice the width
-    # already flattens to more than the width, the rest is never split (two thirds of the sidebar's
-    # time went to splitting the 600 characters _text_start keeps).
-    if len(text) > 2 * width:
-        start = " ".join(text[: 2 * width].split())
-        if len(start) > width:
-            return start[: width - 1] + "…"
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _clipped(body: Body) -> Body:
-    """A body whose long texts are cut to what a one-line preview can show.
-
-    ``entry_preview`` flattens the whole text before cutting it to 120 characters; on tool outputs of
-    hundreds of kilobytes that is most of the cost of the sidebar.
-    """
-    message = body.get("message")
-    source = message if isinstance(message, dict) else body
-    clipped = dict(source)
-    for key in ("output", "summary", "command"):
-        value = clipped.get(key)
-        if isinstance(value, str) and len(value) > _PREVIEW_SOURCE:
-            clipped[key] = value[:_PREVIEW_SOURCE]
-    content = clipped.get("content")
-    if isinstance(content, str) and len(content) > _PREVIEW_SOURCE:
-        clipped["content"] = content[:_PREVIEW_SOURCE]
-    elif isinstance(content, list):
-        clipped["content"] = [
-            {**b, "text": b["text"][:_PREVIEW_SOURCE]}
-            if isinstance(b, dict) and isinstance(b.get("text"), str) and len(b["text"]) > _PREVIEW_SOURCE
-            else b
-            for b in content
-        ]
-    return {**body, "message": clipped} if isinstance(message, dict) else clipped
 
 
 def json_for_script(value: object) -> bytes:

@@ -13,8 +13,9 @@ beside the export (:class:`core.export.common.ImageSink`).
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from core.export.common import (
@@ -26,14 +27,34 @@ from core.export.common import (
     select_entries,
     wanted,
 )
-from core.export.markup import json_excerpt, json_text, language_of
-from core.export.records import RecordEntries
-from core.formatting import whole_tokens
-from core.kinds.pairing import Results, edits_as_diff, paired, tool_results_for
+from core.export.markup import MarkdownMarkup
+from core.kinds.cards import card
+from core.kinds.document import (
+    BOLD,
+    CODE,
+    ENTRY,
+    ITALIC,
+    NOTE,
+    WARN,
+    Block,
+    Bullets,
+    Card,
+    Code,
+    Diff,
+    Fold,
+    Image,
+    Inline,
+    Markdown,
+    Output,
+    Para,
+    Table,
+    Thinking,
+    ToolCall,
+)
+from core.kinds.notes import SessionNotes, session_notes
+from core.kinds.pairing import Results, paired, tool_results_for
 from core.render.images import decode_image
-from core.render.notes import session_notes
-from core.render.wording import GENERIC_MARK, assistant_facts, stop_note
-from core.session.content import Block, Body, as_dict, as_text, joined_text, message_of, numbered_blocks
+from core.session.content import Body
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
@@ -77,7 +98,7 @@ def entry_to_markdown(session: Session, entry_id: str) -> str:
     if entry is None:
         raise InvalidRequestError(f"There is no entry {entry_id} in {session.path}.")
     body = session.body(entry)
-    results = tool_results_for(session, entry) if entry.role == "assistant" else None
+    results = tool_results_for(session, entry)  # {} for an entry that makes no tool calls
     renderer = MarkdownRenderer(ExportOptions(), None, None, session.labels)
     renderer.notes = session_notes(session)
     return renderer.entry(entry, body, results)
@@ -126,14 +147,19 @@ def _cell(value: str) -> str:
     return md_inline(value)
 
 
-class MarkdownRenderer(RecordEntries):
+class MarkdownRenderer(MarkdownMarkup):
     """Renders entries as Markdown with one set of options.
 
-    The logic (what an entry shows, in which order) is written once against the formatting
-    primitives of :class:`~core.export.markup.MarkdownMarkup` (:meth:`esc`, :meth:`code`,
-    :meth:`block`, :meth:`para`...); the HTML export subclasses this and swaps the primitives, so both
-    formats always show the same content.
+    What an entry shows is its card (:func:`core.kinds.cards.card`, the message view's too); how each block
+    of it is written here uses only the formatting primitives of :class:`~core.export.markup.MarkdownMarkup`
+    (:meth:`esc`, :meth:`code`, :meth:`code_block`, :meth:`para`...); the HTML export subclasses this and
+    swaps the primitives, so both formats always show the same content.
+
+    Attributes:
+        notes: the session's context edits and child-usage attributions (None: none are shown).
     """
+
+    notes: SessionNotes | None = None
 
     # ----------------------------------------------------------------- document
     def document(self, session: Session, entries: list[Entry], whole_tree: bool) -> list[str]:
@@ -176,96 +202,105 @@ class MarkdownRenderer(RecordEntries):
             body = redactor.value(body)
             if results:
                 results = {k: redactor.value(v) for k, v in results.items()}
-        try:
-            text = self._entry(entry, body, results)
-        except RecursionError:  # a pathologically nested value
-            text = self.heading(entry.type or "entry", entry) + self.para("(nested too deeply to show)")
-        text += self.note_lines(self.entry_notes(entry))
         label = self.labels.get(entry.id)
-        if label:
-            shown = redactor.text(label) if redactor is not None else label
-            text += self.para(self.italic("Label:") + " " + self.esc(shown))
-        return self.entry_box(entry, text) + "\n"
+        if label and redactor is not None:
+            label = redactor.text(label)
+        notes = self.notes.for_card(entry.id, results) if self.notes is not None else None
+        made = card(entry, body, results, notes, label)
+        if made.model and made.model not in self.models:
+            self.models.append(made.model)
+        try:
+            text = self.card(made)
+        except RecursionError:  # a pathologically nested value
+            text = self.heading(made.title or "entry", entry, made.moment, []) + self.para(
+                "(nested too deeply to show)"
+            )
+        return self.entry_box(entry, made.family, text) + "\n"
 
-    def _entry(self, entry: Entry, body: Body, results: Results | None) -> str:
-        kind = entry.kind
-        if kind == "message":
-            message = body.get("message")
-            if not isinstance(message, dict):
-                return self.generic(entry, body)
-            role = message.get("role")
-            if role == "user":
-                return self.heading("User", entry, message) + self.content(message.get("content"), entry.id)
-            if role == "assistant":
-                return self.assistant(entry, message, results)
-            if role == "toolResult":
-                return self.tool_result(entry, message)
-            if role == "bashExecution":
-                return self.bash_execution(entry, message)
-            if role in ("custom", "hookMessage"):
-                return self.custom_message(entry, message)
-            if role == "branchSummary":
-                return self.summary("Branch summary", entry, message)
-            if role == "compactionSummary":
-                return self.summary("Compaction summary", entry, message)
-            if role == "system":
-                return self.system_message(entry, message)
-            return self.generic(entry, body)
-        if kind == "compaction":
-            return self.summary("Compaction", entry, body)
-        if kind == "branch_summary":
-            return self.summary("Branch summary", entry, body)
-        if kind == "custom_message":
-            return self.custom_message(entry, body)
-        if kind == "custom":
-            head = self.heading("Extension data", entry, extra=as_text(body.get("customType")) or "custom")
-            return head + self.block(json_excerpt(body.get("data")), "json")
-        if kind == "context_edit":
-            return self.context_edit(entry, body)
-        record = self.record(entry, body)
-        return record if record is not None else self.generic(entry, body)
+    def card(self, made: Card) -> str:
+        """A card: its heading (or its one line with the time), then its blocks."""
+        if made.line is not None:
+            head = self.line(self.inline(made.line), made.moment)
+            blocks = made.blocks[1:]
+        else:
+            head = self.heading(made.title, made.entry, made.moment, list(made.facts))
+            blocks = made.blocks
+        return head + "".join(self.block(b) for b in blocks)
 
-    # ----------------------------------------------------------------- pieces
-    def generic(self, entry: Entry, body: Body) -> str:
-        """An entry this renderer does not know: its type, and its JSON (folded away where the format can)."""
-        head = self.heading(f"[{entry.type or 'entry'}]", entry)
-        words = self.para(self.italic(self.esc(GENERIC_MARK[0].upper() + GENERIC_MARK[1:] + ".")))
-        return head + words + self.raw_json(json_excerpt(body))
+    def block(self, block: Block) -> str:
+        """One block of a card (``""`` for one the options leave out)."""
+        method = _BLOCKS.get(type(block))
+        return method(self, block) if method is not None else ""
 
-    def raw_block(self, block: Block) -> str:
-        """A content block of an unknown type, as its JSON."""
-        name = as_text(block.get("type")) or "block"
-        return self.para(self.italic(self.esc(f"[{name}]"))) + self.block(json_excerpt(block), "json")
+    # ----------------------------------------------------------------- inline text
+    def inline(self, pieces: Inline) -> str:
+        """Inline text: plain strings escaped, spans styled."""
+        out = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                out.append(self.text(piece))
+                continue
+            text, style = piece
+            if style == CODE:
+                out.append(self.code(text))
+            elif style == ENTRY:
+                out.append(self.entry_link(text) if text and text != "?" else self.code(text or "?"))
+            elif style == ITALIC:
+                out.append(self.italic(self.text(text)))
+            elif style == BOLD:
+                out.append(self.bold(self.text(text)))
+            else:
+                out.append(self.text(text))  # the coloured tones (ok, warn, error): colour is the view's
+        return "".join(out)
 
-    def content(self, content: object, entry_id: str) -> str:
-        """Text blocks as Markdown and images, in order."""
-        return "".join(
-            self.part(block, image_index, entry_id) for block, image_index in numbered_blocks(content)
-        )
+    # ----------------------------------------------------------------- blocks
+    def para_block(self, block: Para) -> str:
+        """A paragraph; a remark or a warning in italics."""
+        inner = self.inline(block.inline)
+        return self.para(self.italic(inner) if block.tone in (NOTE, WARN) else inner)
 
-    def part(self, block: Block, image_index: int, entry_id: str) -> str:
-        """One block of a message in the export: its text (none when blank), its image, or its JSON.
+    def markdown_block(self, block: Markdown) -> str:
+        """Message text, as its author wrote it."""
+        return self.markdown(block.text)
 
-        ``image_index`` numbers the images of the message (:func:`core.session.content.numbered_blocks`);
-        ``entry_id`` names the files of images written beside the export.
-        """
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text")
-            return self.markdown(text) if isinstance(text, str) and text.strip() else ""
-        if kind == "image":
-            return self.image(entry_id, image_index, block)
-        return self.raw_block(block)
+    def code_part(self, block: Code) -> str:
+        """Code in a block, its language from the fence or the file."""
+        return self.code_block(block.text, block.language, block.path)
 
-    def image(self, entry_id: str, index: int, block: Block) -> str:
+    def output_part(self, block: Output) -> str:
+        """A tool's or a command's output, as plain text."""
+        return self.code_block(block.text, "text")
+
+    def diff_part(self, block: Diff) -> str:
+        """A diff."""
+        return self.code_block(block.text, "diff")
+
+    def thinking_part(self, block: Thinking) -> str:
+        """A thinking block (left out when the export leaves thinking out)."""
+        if not self.options.thinking:
+            return ""
+        return self.thinking(block)
+
+    def thinking(self, block: Thinking) -> str:
+        """A thinking block, quoted."""
+        if not block.text.strip():
+            return self.quote("Thinking (redacted by the provider)", "") if block.redacted else ""
+        return self.quote("Thinking", self.markdown(block.text))
+
+    def image_part(self, block: Image) -> str:
+        """An image block: a data URI, a file beside the export, or a note."""
+        return self.image(block.entry_id, block.number, block.block)
+
+    def image(self, entry_id: str, index: int, block: dict[str, object]) -> str:
         """An image block: a data URI, a file beside the export, or a note."""
         mode = self.options.images
         if mode == "omit":
             return self.para(self.italic(self.esc("[image omitted]")))
         decoded = decode_image(block)
         if decoded is None:
-            mime = as_text(block.get("mimeType")) or "unknown type"
-            note = f"[image ({mime}): not included, the data is invalid or not an allowed image type]"
+            mime = block.get("mimeType")
+            shown = mime if isinstance(mime, str) and mime else "unknown type"
+            note = f"[image ({shown}): not included, the data is invalid or not an allowed image type]"
             return self.para(self.italic(self.esc(note)))
         data, mime = decoded
         if mode == "beside" and self.images is not None:
@@ -275,154 +310,41 @@ class MarkdownRenderer(RecordEntries):
             target = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         return self.image_ref(target, index)
 
-    def assistant(self, entry: Entry, message: dict[str, object], results: Results | None) -> str:
-        """An assistant message: thinking, text, tool calls with results, and how it stopped."""
-        model = as_text(message.get("model"))
-        provider = as_text(message.get("provider"))
-        name = f"{provider}/{model}" if provider and model else model
-        if name and name not in self.models:
-            self.models.append(name)
-        extra = " · ".join(part for part in (name, *assistant_facts(message)) if part)
-        out = [self.heading("Assistant", entry, message, extra)]
-        content = message.get("content")
-        for block, image_index in numbered_blocks(content):
-            kind = block.get("type")
-            if kind == "thinking":
-                if self.options.thinking:
-                    out.append(self.thinking(block))
-            elif kind == "toolCall":
-                if self.options.tools:
-                    call_id = block.get("id")
-                    result = (
-                        results.get(call_id) if results is not None and isinstance(call_id, str) else None
-                    )
-                    out.append(self.tool_call(block, result, results is not None))
-            else:
-                out.append(self.part(block, image_index, entry.id))
-        stop = message.get("stopReason")
-        error = as_text(message.get("errorMessage"))
-        if stop == "aborted":
-            out.append(self.para(self.bold("Aborted") + (": " + self.esc(error) if error else "")))
-        elif stop == "error" or error:
-            out.append(self.para(self.bold("Error:") + " " + self.esc(error or "the request failed")))
-        elif stop == "length":
-            out.append(self.para(self.italic("Stopped: the reply reached the output length limit.")))
-        elif stop_note(stop):
-            out.append(self.para(self.italic(self.esc(stop_note(stop)))))
-        return "".join(out)
+    def bullets_part(self, block: Bullets) -> str:
+        """A list."""
+        return self.bullets([self.inline(item) for item in block.items])
 
-    def thinking(self, block: Block) -> str:
-        """A thinking block."""
-        text = as_text(block.get("thinking")).replace("\r\n", "\n")
-        if not text.strip():
-            return (
-                self.quote("Thinking (redacted by the provider)", "") if block.get("redacted") is True else ""
-            )
-        return self.quote("Thinking", self.markdown(text))
+    def table_part(self, block: Table) -> str:
+        """Facts as a two-column table."""
+        return self.table([(name, self.inline(value)) for name, value in block.rows])
 
-    def tool_call(self, block: Block, result: Body | None, looked: bool) -> str:
-        """A tool call: a bold title, its arguments (a command, a diff, JSON), then its result."""
-        name = as_text(block.get("name")) or "tool"
-        raw_args = block.get("arguments")
-        args = as_dict(raw_args)
-        path = as_text(args.get("path")) or as_text(args.get("file_path"))
-        title = self.bold(self.esc(f"Tool call: {name}"))
-        if path:
-            title += " " + self.code(path)
-        parts = []
-        bad_args = as_text(block.get("argumentsError"))
-        if bad_args:
-            parts.append(
-                self.para(self.bold(self.esc("Arguments not valid JSON:")) + " " + self.esc(bad_args))
-            )
-        if name == "bash" and isinstance(command := args.get("command"), str):
-            parts.append(self.block(command, "sh"))
-        elif name == "edit" and (args.get("edits") or args.get("oldText") is not None):
-            parts.append(self.block(edits_as_diff(args), "diff"))
-        elif name == "write" and isinstance(content := args.get("content"), str):
-            parts.append(self.block(content, language_of(path)))
-        elif name != "read":  # a read's path says it all; its result is the file
-            parts.append(self.block(json_text(raw_args), "json"))
-        error = False
+    def fold_part(self, block: Fold) -> str:
+        """A system prompt or an unknown entry's JSON, folded away where the format can."""
+        return self.fold(block.title, "".join(self.block(b) for b in block.blocks), block.role)
+
+    def tool_call(self, block: ToolCall) -> str:
+        """A tool call: its head, what it did, then its result (left out when the export leaves tools out)."""
+        if not self.options.tools:
+            return ""
+        parts = [self.block(b) for b in block.blocks]
+        result = block.result
         if result is not None:
-            message = message_of(result)
-            error = message.get("isError") is True
-            parts.append(self.result_body(message, result.get("id"), name, path))
-            result_id = result.get("id")  # its own notes (a later context edit), shown where it is shown
-            if isinstance(result_id, str):
-                parts.append(self.note_lines(self.notes.get(result_id) if self.notes is not None else None))
-        elif looked:
-            parts.append("\n" + self.para(self.italic("(no result recorded)")))
-        return self.tool_box(title, parts, error)
+            inner = [self.block(b) for b in result.blocks]
+            parts.append(self.result_box("Error:" if result.error else "Result:", inner, result.error))
+            parts.extend(self.block(b) for b in result.notes)
+        return self.tool_box(self.inline(block.head), parts, block.error)
 
-    def result_body(self, message: dict[str, object], entry_id: object, name: str, path: str = "") -> str:
-        """A tool result's text, diff and images under ``Result:`` or ``Error:``."""
-        error = message.get("isError") is True
-        parts = []
-        details = message.get("details")
-        diff = details.get("diff") if isinstance(details, dict) else None
-        if isinstance(diff, str) and diff:
-            parts.append(self.block(diff, "diff"))
-        text = joined_text(message.get("content"))
-        if text:
-            parts.append(self.block(text, language_of(path) if name == "read" and not error else "text"))
-        elif not parts:
-            parts.append(self.para(self.italic("(empty)")))
-        owner = entry_id if isinstance(entry_id, str) else "result"
-        for block, image_index in numbered_blocks(message.get("content")):
-            if image_index >= 0:
-                parts.append(self.image(owner, image_index, block))
-        facts = self.run_facts(message)
-        if facts:
-            parts.append(facts)
-        return self.result_box("Error:" if error else "Result:", parts, error)
 
-    def tool_result(self, entry: Entry, message: dict[str, object]) -> str:
-        """A tool result shown on its own (its call is not in the export)."""
-        name = as_text(message.get("toolName")) or "tool"
-        return self.heading("Tool result", entry, message, name) + self.result_body(message, entry.id, name)
-
-    def bash_execution(self, entry: Entry, message: dict[str, object]) -> str:
-        """A command the user ran in the agent's shell, with its output and exit status."""
-        out = [self.heading("Shell (run by the user)", entry, message)]
-        out.append(self.block("$ " + as_text(message.get("command")), "sh"))
-        output = as_text(message.get("output"))
-        if output:
-            out.append("\n" + self.block(output, "text"))
-        status = []
-        code = message.get("exitCode")
-        if message.get("cancelled") is True:
-            status.append("cancelled")
-        elif isinstance(code, int | float) and not isinstance(code, bool):
-            status.append(f"exit code {code:g}")
-        if message.get("truncated") is True:
-            status.append("output truncated")
-        if message.get("excludeFromContext") is True:
-            status.append("not sent to the model")
-        if status:
-            out.append("\n" + self.para(self.italic(self.esc(", ".join(status)))))
-        return "".join(out)
-
-    def custom_message(self, entry: Entry, source: dict[str, object]) -> str:
-        """A message an extension added (custom_message entry or custom role)."""
-        kind = as_text(source.get("customType")) or "custom"
-        message = source if "role" in source else None
-        head = self.heading("Extension message", entry, message, kind)
-        if source.get("display") is not True:
-            head += self.para(self.italic("(hidden from the agent's screen)"))
-        return head + self.content(source.get("content"), entry.id)
-
-    def summary(self, title: str, entry: Entry, source: dict[str, object]) -> str:
-        """A compaction or branch summary."""
-        extras = []
-        tokens = source.get("tokensBefore")
-        if isinstance(tokens, int | float) and not isinstance(tokens, bool):
-            extras.append(f"from {whole_tokens(tokens)} tokens")
-        usage = self.summary_usage(source)
-        if usage:
-            extras.append(usage)
-        message = source if "role" in source else None
-        summary = as_text(source.get("summary"))
-        text = self.markdown(summary) if summary.strip() else self.para(self.italic("(empty summary)"))
-        heading = self.heading(title, entry, message, " · ".join(extras))
-        return heading + text + self.summary_facts(source, entry)
+_BLOCKS: dict[type, Callable[[Any, Any], str]] = {
+    Para: MarkdownRenderer.para_block,
+    Markdown: MarkdownRenderer.markdown_block,
+    Code: MarkdownRenderer.code_part,
+    Output: MarkdownRenderer.output_part,
+    Diff: MarkdownRenderer.diff_part,
+    Thinking: MarkdownRenderer.thinking_part,
+    Image: MarkdownRenderer.image_part,
+    Bullets: MarkdownRenderer.bullets_part,
+    Table: MarkdownRenderer.table_part,
+    Fold: MarkdownRenderer.fold_part,
+    ToolCall: MarkdownRenderer.tool_call,
+}

@@ -1,25 +1,22 @@
 """The formatting primitives of the Markdown export, which the HTML export swaps for its own.
 
 :class:`MarkdownMarkup` says how a heading, a code block, a paragraph, a tool box... is written in
-Markdown; :class:`core.export.markdown.MarkdownRenderer` decides what an entry shows, in which order,
-using only these; :class:`core.export.html.HtmlRenderer` overrides them with HTML. Both formats so
-always show the same content. Also the value helpers both use (JSON excerpts, fence languages).
+Markdown; :class:`core.export.markdown.MarkdownRenderer` writes an entry's card (:mod:`core.kinds.document`)
+with only these; :class:`core.export.html.HtmlRenderer` overrides them with HTML. Both formats so always
+show the same content, the content the message view shows.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
-from core.export.common import ExportOptions, ImageSink, code_span, entry_time, fence, md_inline
+from core.export.common import ExportOptions, ImageSink, code_span, fence, md_inline, utc_time
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry
 
-__all__ = ["MAX_RAW_JSON", "MarkdownMarkup", "json_excerpt", "json_text", "language_of"]
-
-MAX_RAW_JSON = 20_000  # unknown entries and blocks are shown as JSON up to this size
+__all__ = ["MarkdownMarkup", "language_of"]
 
 
 class MarkdownMarkup:
@@ -50,13 +47,20 @@ class MarkdownMarkup:
         """Plain text on one line."""
         return md_inline(text)
 
+    def text(self, text: str) -> str:
+        """A piece of inline text: :meth:`esc`, keeping a space at either end (pieces are joined)."""
+        inner = md_inline(text)
+        if not inner:
+            return " " if text[:1].isspace() else ""
+        return (" " if text[:1].isspace() else "") + inner + (" " if text[-1:].isspace() else "")
+
     def code(self, text: str) -> str:
         """Inline code."""
         return code_span(text)
 
-    def block(self, text: str, language: str = "") -> str:
-        """A code block."""
-        return fence(text, language)
+    def code_block(self, text: str, language: str = "", path: str = "") -> str:
+        """A code block, its fence's language from ``language`` or from the file ``path``."""
+        return fence(text, language or language_of(path)) + "\n"
 
     def bold(self, inner: str) -> str:
         """Strong emphasis around already formatted text."""
@@ -83,27 +87,21 @@ class MarkdownMarkup:
         """An image, by data URI or relative path."""
         return f"![image {index + 1}]({target})\n\n"
 
-    def heading(
-        self, role: str, entry: Entry, message: dict[str, object] | None = None, extra: str = ""
-    ) -> str:
-        """``### Role · extra · time`` followed by a blank line."""
-        return "### " + " · ".join(self.heading_parts(role, entry, message, extra)) + "\n\n"
+    def heading(self, title: str, entry: Entry, moment: object, facts: list[str]) -> str:
+        """``### Title · facts · time`` followed by a blank line."""
+        return "### " + " · ".join(self.heading_parts(title, moment, facts)) + "\n\n"
 
-    def heading_parts(
-        self, role: str, entry: Entry, message: dict[str, object] | None, extra: str
-    ) -> list[str]:
-        """The role, the extra (a model, a tool name) and the time, each formatted."""
-        parts = [self.esc(role)]
-        if extra:
-            parts.append(self.esc(extra))
-        when = entry_time(entry, message)
+    def heading_parts(self, title: str, moment: object, facts: list[str]) -> list[str]:
+        """The title, the facts (a model, a tool name) and the time, each formatted."""
+        parts = [self.esc(title), *(self.esc(fact) for fact in facts if fact)]
+        when = utc_time(moment)
         if when:
             parts.append(when)  # digits, "-", ":" and "UTC": nothing to escape in Markdown or HTML
         return parts
 
-    def line(self, inner: str, entry: Entry) -> str:
+    def line(self, inner: str, moment: object) -> str:
         """A one-line bookkeeping entry (``inner`` already formatted) with its time."""
-        when = entry_time(entry)
+        when = utc_time(moment)
         return self.para(self.italic(inner) + (" · " + when if when else ""))
 
     def quote(self, title: str, inner: str) -> str:
@@ -112,51 +110,36 @@ class MarkdownMarkup:
         quoted = "\n".join(("> " + line).rstrip() for line in lines)
         return f"> {self.italic(self.esc(title))}\n" + (f">\n{quoted}\n" if quoted else "") + "\n"
 
-    def fold(self, title: str, inner: str) -> str:
-        """Text a reader opens when they want it (a system prompt): a titled block quote in Markdown."""
+    def fold(self, title: str, inner: str, role: str) -> str:
+        """Blocks a reader opens when they want them: a quoted system prompt, an unknown entry's JSON."""
+        if role == "raw":
+            return self.para(self.italic(self.esc(title))) + inner
         return self.quote(title, inner)
 
     def bullets(self, items: list[str]) -> str:
         """A list of already formatted one-line items."""
         return "".join(f"- {item}\n" for item in items) + "\n" if items else ""
 
+    def table(self, rows: list[tuple[str, str]]) -> str:
+        """A two-column table of ``(name, already formatted value)`` rows."""
+        lines = "".join(f"| {self.esc(name)} | {value} |\n" for name, value in rows)
+        return "| | |\n|---|---|\n" + lines + "\n"
+
     def entry_link(self, entry_id: str) -> str:
         """Another entry of the session, by id (a Markdown heading has no anchor to link to)."""
         return self.code(entry_id)
 
-    def raw_json(self, text: str) -> str:
-        """The JSON of an entry of an unknown type."""
-        return self.block(text, "json")
-
-    def tool_box(self, title: str, parts: list[str], error: bool) -> str:
-        """A tool call with its arguments and result (each part already formatted)."""
-        return self.para(title) + "".join(parts) + "\n"
+    def tool_box(self, head: str, parts: list[str], error: bool) -> str:
+        """A tool call with its arguments and result (each part already formatted, ending in a blank line)."""
+        return self.para(head) + "".join(parts)
 
     def result_box(self, label: str, parts: list[str], error: bool) -> str:
         """A tool result's output under a label (``Result:`` or ``Error:``)."""
-        return "\n" + self.para(self.bold(self.esc(label))) + "\n".join(parts)
+        return self.para(self.bold(self.esc(label))) + "".join(parts)
 
-    def entry_box(self, entry: Entry, inner: str) -> str:
+    def entry_box(self, entry: Entry, family: str, inner: str) -> str:
         """What wraps one entry (nothing in Markdown)."""
         return inner
-
-
-def json_text(value: object) -> str:
-    """``value`` as indented JSON; a string as it is; a note when it cannot be written."""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (ValueError, TypeError):
-        return "(cannot be shown)"
-
-
-def json_excerpt(value: object) -> str:
-    """:func:`json_text` cut to :data:`MAX_RAW_JSON` characters, with a note of how many more there are."""
-    text = json_text(value)
-    if len(text) <= MAX_RAW_JSON:
-        return text
-    return text[:MAX_RAW_JSON] + f"\n… ({len(text) - MAX_RAW_JSON:,} more characters)"
 
 
 _LANGUAGES = {

@@ -13,8 +13,8 @@ import hashlib
 from functools import lru_cache
 from importlib import resources
 
-from core.export.common import esc
-from core.export.highlighter import page_pygments_css
+from core.render.highlight import page_pygments_css
+from core.render.text import esc
 
 __all__ = ["assets", "page"]
 

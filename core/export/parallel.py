@@ -5,7 +5,7 @@ is most of an HTML export's time, and each entry's fragment depends only on the 
 exceptions that run through the whole page: the colouring budget, the models seen and the redaction
 counts (and the images written beside the page). So right after loading the parent forks; the child
 renders the last stretch with its own copy of everything loaded and the colouring budget closed
-(:attr:`~core.export.highlighter.Highlighter.closed`: once closed, no block is coloured, whatever came
+(:attr:`~core.render.highlight.Highlighter.closed`: once closed, no block is coloured, whatever came
 before), and sends back its fragments, rows, models, counts, images and usage through a pipe (pickled: a few
 tens of megabytes, mostly bytes objects), while the parent renders the stretch before it and sums the
 page's usage. The child's work is taken when the parent's budget closed in its own stretch, and the

@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol, overload
 
+from core.session.content import is_image_block
+
 __all__ = ["MARKER", "Redactor", "marker"]
 
 MARKER = "[REDACTED:{kind}]"
@@ -454,7 +456,7 @@ class Redactor:
             elif isinstance(source, dict):
                 copy: dict[str, object] = {}
                 target[key] = copy
-                is_image = source.get("type") == "image"
+                is_image = is_image_block(source)
                 for k, v in source.items():
                     if is_image and k == "data":
                         copy[k] = v
@@ -485,7 +487,7 @@ def _strings(value: object) -> list[str]:
         if isinstance(item, str):
             found.append(item)
         elif isinstance(item, dict):
-            is_image = item.get("type") == "image"
+            is_image = is_image_block(item)
             stack.extend(v for k, v in item.items() if not (is_image and k == "data"))
         elif isinstance(item, list):
             stack.extend(item)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.formatting import short_cost, whole_tokens
-from core.session.usage import may_record_usage
+from core.kinds.registry import kind_of
 from core.usage.records import EntryUsage, UsageCollector, iter_usage
 
 if TYPE_CHECKING:
@@ -40,14 +40,14 @@ def collector_for(session: Session) -> UsageCollector | None:
     if session.version < 3 or session.usage_overrides:
         return None
     for entry in session.entries:
-        if entry.synthetic or entry.kind == "child_usage_attributed":
+        if entry.synthetic or kind_of(entry).attributes_usage:
             return None
     return UsageCollector()
 
 
 def wants_usage(entry: Entry) -> bool:
     """Whether a collector must see ``entry``'s body (the entries ``entry_usages`` reads)."""
-    return entry.role == "assistant" or may_record_usage(entry)
+    return kind_of(entry).has_usage
 
 
 def usage_rows(

@@ -1,72 +1,134 @@
-"""Code coloured by Pygments, which is loaded on first use (importing this module does not load it).
+"""Code coloured by Pygments for every HTML back-end: ``<pre>`` blocks with CSS classes, within a budget.
 
-The Pygments calls the message view and the HTML export share (lexers by language or file name, the
-HTML formatters) and the message view's code block. Pygments ships no type information: its lexers and
-formatters are opaque values here, and only the strings it returns are typed. Its imports stay plain
-``from pygments... import`` statements inside the functions, so PyInstaller's analysis still sees them.
+The message view (Qt's rich text understands class selectors) and the HTML export colour code the same
+way, with one :class:`Highlighter` each: classes under ``.hl``, styled by :func:`pygments_css`. Pygments
+is loaded on first use (importing this module does not load it) and ships no type information: its
+lexers and formatters are opaque values here, and only the strings it returns are typed. Its imports stay
+plain ``from pygments... import`` statements inside the functions, so PyInstaller's analysis sees them.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from functools import lru_cache
 
-from core.render.palette import Palette
-from core.render.text import esc
+from core.render.text import esc_text
 
 __all__ = [
-    "class_formatter",
-    "code_html",
-    "highlight",
-    "inline_formatter",
+    "HIGHLIGHT_BUDGET",
+    "LT",
+    "MAX_HIGHLIGHT",
+    "Highlighter",
     "lexer_by_name",
     "lexer_for_file",
-    "style_defs",
+    "page_pygments_css",
+    "pygments_css",
 ]
 
-MAX_CODE_LINES = 400  # one code block in the message view
-MAX_CODE_CHARS = 60_000
-_WHITESPACE_SPAN = re.compile(r'<span style="[^"<>]*">([ \t]+)</span>')
+MAX_HIGHLIGHT = 20_000  # characters; a larger code block is shown escaped, without colours
+# Characters Pygments colours per export, in the order they appear. Pygments manages about 0.3 MB/s,
+# so the 20,000-message benchmark session (11 MB of code) would take 40 seconds; a session of a few
+# hundred messages is coloured throughout. From the first block the budget cannot take on, code is
+# shown without colours (see Highlighter.closed).
+HIGHLIGHT_BUDGET = 60_000
+LT = "\ue000"
+"""What stands for ``<`` in the Markdown handed to cmark (see :mod:`core.render.markdown`)."""
+PLAIN = "text"
+"""The language of plain output: never coloured; it spends and closes nothing."""
 
 
-def highlight(code: str, lexer: object, formatter: object) -> str:
-    """``pygments.highlight``: ``code`` lexed by ``lexer`` (from :func:`lexer_by_name`) and formatted."""
+class Highlighter:
+    """Turns code into ``<pre>`` blocks, coloured by Pygments until a budget of characters is spent.
+
+    Attributes:
+        budget: characters that may still be coloured.
+        max_block: the largest block that is coloured at all.
+        max_lines: the most lines of one block shown (the message view; the rest is counted in a note),
+            None for all of them (the exports).
+        closed: a block with a language did not fit in what was left of the budget, so nothing after
+            it is coloured. The budget once closed never changes again: what a block looks like then
+            no longer depends on the blocks before it, which lets the page's second half be rendered
+            in another process (:mod:`core.export.parallel`) with the same bytes as one process makes.
+    """
+
+    def __init__(
+        self, budget: int = HIGHLIGHT_BUDGET, max_block: int = MAX_HIGHLIGHT, max_lines: int | None = None
+    ) -> None:
+        self.budget = budget
+        self.max_block = max_block
+        self.max_lines = max_lines
+        self.closed = False
+
+    def block(self, text: str, language: str = "", path: str = "") -> str:
+        """A ``<pre>`` block, coloured (CSS classes under ``.hl``) when its language is known.
+
+        Args:
+            text: the code.
+            language: a fence language or Pygments alias; ``""`` to go by ``path``.
+            path: the file the code is from (its extension or name chooses the lexer), or ``""``.
+        """
+        if text.endswith("\n"):
+            text = text[:-1]
+        note = ""
+        if self.max_lines is not None and text.count("\n") >= self.max_lines:
+            hidden = text.count("\n") + 1 - self.max_lines
+            text = "\n".join(text.split("\n", self.max_lines)[: self.max_lines])
+            note = f'<p class="muted"><small>… {hidden:,} more lines not shown</small></p>'
+        lexer = None
+        name = language.lower()
+        if (name or path) and name != PLAIN and not self.closed and len(text) <= self.max_block:
+            if len(text) > self.budget:
+                self.closed = True
+            else:
+                lexer = lexer_by_name(name) if name else lexer_for_file(path)
+        if lexer is None:
+            # Element text, not an attribute: quotes need no escaping (two fewer passes over the code).
+            return f"<pre><code>{esc_text(text)}</code></pre>{note}"
+        self.budget -= len(text)
+        inner = _highlight(text, lexer)
+        if inner.endswith("\n"):
+            inner = inner[:-1]
+        return f'<pre class="hl"><code>{inner}</code></pre>{note}'
+
+    def escaped_block(self, escaped: str, language: str = "") -> str:
+        """:meth:`block` for code cmark has escaped (``&amp; &lt; &gt; &quot;``, ``<`` as :data:`LT`).
+
+        Code that will not be coloured keeps cmark's escaping (quotes put back: element text leaves
+        them as they are) instead of being unescaped and escaped again; :data:`LT` becomes ``&lt;``
+        with the rest of the fragment.
+        """
+        # Each entity stands for one character and is at most six long: a lower bound of the length
+        # of the unescaped text (without a final newline), enough to rule out most blocks.
+        least = len(escaped) - 1 - 5 * escaped.count("&")
+        if (language and not self.closed and least <= self.max_block) or self.max_lines is not None:
+            return self.block(html.unescape(escaped.replace(LT, "<")), language)
+        if escaped.endswith("\n"):
+            escaped = escaped[:-1]
+        return "<pre><code>" + escaped.replace("&quot;", '"') + "</code></pre>"
+
+
+def _highlight(code: str, lexer: object) -> str:
+    """``pygments.highlight`` of ``code`` with the class-based formatter."""
     from pygments import highlight as run
 
-    result: str = run(code, lexer, formatter)
+    result: str = run(code, lexer, _class_formatter())
     return result
 
 
-@lru_cache(maxsize=4)
-def inline_formatter(style: str) -> object:
-    """A Pygments ``HtmlFormatter`` writing the colours of ``style`` inline (for Qt's rich text)."""
-    from pygments.formatters import HtmlFormatter
-
-    formatter: object = HtmlFormatter(noclasses=True, nowrap=True, style=style)
-    return formatter
-
-
 @lru_cache(maxsize=1)
-def class_formatter() -> object:
-    """A Pygments ``HtmlFormatter`` writing CSS classes (see :func:`style_defs`), without a wrapper."""
+def _class_formatter() -> object:
+    """A Pygments ``HtmlFormatter`` writing CSS classes (see :func:`pygments_css`), without a wrapper."""
     from pygments.formatters import HtmlFormatter
 
     formatter: object = HtmlFormatter(nowrap=True)
     return formatter
 
 
-def style_defs(style: str, selector: str) -> str:
-    """The CSS of a Pygments style for the class-based formatter, its rules under ``selector``."""
-    from pygments.formatters import HtmlFormatter
-
-    css: str = HtmlFormatter(style=style).get_style_defs(selector)
-    return css
-
-
 @lru_cache(maxsize=256)
 def lexer_by_name(name: str) -> object | None:
     """The Pygments lexer for a language name or alias (``"python"``, ``"ts"``), None when unknown."""
-    if not name or len(name) > 40:
+    if not name or len(name) > 40 or name == PLAIN:
         return None
     return _find_lexer("get_lexer_by_name", name)
 
@@ -97,37 +159,24 @@ def _find_lexer(finder: str, name: str) -> object | None:
     return lexer
 
 
-def code_html(code: str, language: str | None, pal: Palette, path: str = "") -> str:
-    """A code block for the message view, highlighted (lexer by fence language or file name), capped.
+def pygments_css(dark: bool | None = None) -> str:
+    """The stylesheet for coloured code: light, dark, or (None) both with a prefers-color-scheme switch."""
+    if dark is None:
+        return page_pygments_css()
+    return _pygments_style("github-dark" if dark else "default")
 
-    Args:
-        code: the code.
-        language: a fence's language; when empty the lexer is chosen by ``path``.
-        pal: the palette (its Pygments style and code background).
-        path: the file the code is from, or ``""``.
 
-    Returns:
-        A ``<pre>`` with inline colours, followed by a note when the code was cut.
-    """
-    note = ""
-    if code.endswith("\n"):
-        code = code[:-1]
-    lines = code.split("\n", MAX_CODE_LINES)
-    if len(lines) > MAX_CODE_LINES:
-        hidden = code.count("\n") + 1 - MAX_CODE_LINES
-        code = "\n".join(lines[:MAX_CODE_LINES])
-        note = f"… {hidden:,} more lines not shown"
-    if len(code) > MAX_CODE_CHARS:
-        note = note or f"… {len(code) - MAX_CODE_CHARS:,} more characters not shown"
-        code = code[:MAX_CODE_CHARS]
-    lexer = lexer_by_name(language.lower()) if language else lexer_for_file(path) if path else None
-    if lexer is None:
-        inner = esc(code)
-    else:
-        # Pygments colours whitespace runs too; dropping those spans halves the HTML Qt has to lay out.
-        formatted = highlight(code, lexer, inline_formatter(pal.pygments_style))
-        inner = _WHITESPACE_SPAN.sub(r"\1", formatted)
-        if inner.endswith("\n"):
-            inner = inner[:-1]
-    tail = f'<p style="color:{pal.muted}"><small>{esc(note)}</small></p>' if note else ""
-    return f'<pre class="code" style="background-color:{pal.code_bg}">{inner}</pre>{tail}'
+@lru_cache(maxsize=2)
+def _pygments_style(style: str) -> str:
+    from pygments.formatters import HtmlFormatter
+
+    css: str = HtmlFormatter(style=style).get_style_defs(".hl")
+    # The style's own background would fight the page's code background.
+    return re.sub(r"^\.hl\s*\{[^}]*\}\n?", "", css, flags=re.M)
+
+
+@lru_cache(maxsize=1)
+def page_pygments_css() -> str:
+    """Pygments colours for ``.hl``: the default style, and github-dark for readers in dark mode."""
+    light, dark = _pygments_style("default"), _pygments_style("github-dark")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

@@ -3,7 +3,8 @@
 Qt's rich text has no JavaScript and no ``<details>``, so a collapsible block is a link the caller
 answers by rendering again. Links a caller must answer:
 
-* ``action:toggle/KEY``: flip ``KEY`` (:func:`block_key`) in ``RenderOptions.expanded`` and render again
+* ``action:toggle/KEY``: flip ``KEY`` (:func:`block_key`, a fold key of :mod:`core.kinds`) in
+  ``RenderOptions.expanded`` and render again
   (:func:`parse_action` splits it).
 * ``action:entry/ENTRYID``: show that entry (a context edit's target, the message a child run's usage
   went to); :func:`entry_href` makes it.
@@ -16,8 +17,9 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote
 
+from core.kinds.common import fold_key as block_key
 from core.render.images import decode_image
-from core.session.content import Body, content_blocks, content_of
+from core.session.content import Body, content_of, numbered_blocks
 
 __all__ = [
     "block_key",
@@ -28,22 +30,6 @@ __all__ = [
     "parse_image_src",
     "toggle_href",
 ]
-
-
-def block_key(entry_id: str, kind: str, index: int | None = None) -> str:
-    """The key of a collapsible block, as used in ``RenderOptions.expanded`` and toggle links.
-
-    Args:
-        entry_id: the entry the block belongs to.
-        kind: ``"thinking"`` (a thinking block), ``"tool"`` (a tool call and its result), ``"result"``
-            (a tool result rendered alone), ``"output"`` (a bashExecution's output), ``"system"`` (a
-            system message's text) or ``"json"`` (the JSON of an entry of an unknown type).
-        index: the block's position in the message content (thinking and tool blocks).
-
-    Returns:
-        ``ENTRYID/KIND`` or ``ENTRYID/KIND/INDEX``.
-    """
-    return f"{entry_id}/{kind}" if index is None else f"{entry_id}/{kind}/{index}"
 
 
 def toggle_href(key: str) -> str:
@@ -108,7 +94,7 @@ def image_bytes(body: Body, index: int) -> tuple[bytes, str] | None:
     """
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         return None
-    images = [b for b in content_blocks(content_of(body)) if b.get("type") == "image"]
+    images = [b for b, n in numbered_blocks(content_of(body)) if n >= 0]
     if index >= len(images):
         return None
     return decode_image(images[index])

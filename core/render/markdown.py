@@ -1,12 +1,13 @@
-"""Message Markdown as safe HTML for the export pages, through GitHub's cmark-gfm (C).
+"""Message Markdown as safe HTML, for the message view and the export pages, through GitHub's cmark-gfm (C).
 
+One engine for every back-end, so a message reads the same in the window and in its export.
 markdown-it-py, pure Python, spent 15 of 20 seconds on the 20,000-message benchmark session. Raw HTML
 is never passed through: cmark's safe mode would drop it instead of showing it, so every ``<`` is
-swapped for a private-use character (:data:`~core.export.highlighter.LT`) before parsing, no raw HTML
+swapped for a private-use character (:data:`~core.render.highlight.LT`) before parsing, no raw HTML
 can exist then, and it is turned back into ``&lt;`` afterwards: tags in a message show as the text they
 are, as the app shows them. Only ``http``, ``https`` and ``mailto`` links survive, and a Markdown image
 becomes a link (only inline data of an image type stays an image), so nothing remote is ever loaded.
-Code blocks are coloured by the :class:`~core.export.highlighter.Highlighter`.
+Code blocks are coloured by the :class:`~core.render.highlight.Highlighter`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from core.export.common import without_surrogates
-from core.export.highlighter import LT, Highlighter
-from core.export.pieces import SPLIT_ABOVE, append_rendered, markdown_pieces
+from core.render.highlight import LT, Highlighter
+from core.render.pieces import SPLIT_ABOVE, append_rendered, markdown_pieces
+from core.render.text import without_surrogates
 
-__all__ = ["markdown_to_html", "render_markdown"]
+__all__ = ["SAFE_SCHEMES", "markdown_to_html", "render_markdown", "safe_href"]
 
-_SAFE_SCHEMES = ("http://", "https://", "mailto:")
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
 # GitHub's extensions but autolink (a third of the parse time; <https://...> autolinks still work),
 # tagfilter (no raw HTML reaches cmark) and tasklist (no form inputs).
 _EXTENSIONS = ("table", "strikethrough")
@@ -33,6 +34,7 @@ _IMG = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? />')
 _KEEP_LT = re.compile(r"(?<=\]\()\ue000(?=[^\ue000>\n]*>)|\ue000(?=(?:https?://|mailto:)[^\ue000>\s]*>)")
 _DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$")
 _LINK = re.compile(r'<a href="([^"]*)"((?: title="[^"]*")?)>')
+_LINK_SPAN = re.compile(r"<a [^>]*>.*?</a>", re.S)
 
 
 def markdown_to_html(text: str, highlighter: Highlighter | None = None) -> str:
@@ -48,23 +50,31 @@ def markdown_to_html(text: str, highlighter: Highlighter | None = None) -> str:
     return render_markdown(text, highlighter or Highlighter())
 
 
-def render_markdown(text: str, highlighter: Highlighter) -> str:
+def safe_href(href: str) -> bool:
+    """Whether a link target may stay clickable (``http``, ``https`` or ``mailto``)."""
+    return href.strip().lower().startswith(SAFE_SCHEMES)
+
+
+def render_markdown(text: str, highlighter: Highlighter, data_images: bool = True) -> str:
     """GFM to HTML: no raw HTML, links only to http(s)/mailto, images as links, code highlighted.
 
     Args:
         text: the Markdown.
         highlighter: colours the code blocks within its budget.
+        data_images: keep an inline ``data:`` image of an image type as an image (the exports: the
+            PDF's images come this way); False makes it a label like any other image (the message view,
+            which loads nothing it was not asked for).
     """
     if len(text) <= SPLIT_ABOVE:
-        return _render_piece(text, highlighter)
+        return _render_piece(text, highlighter, data_images)
     # Many megabytes: a piece at a time, so cmark's parse tree (27 times the text) stays small.
     out: list[str] = []
     for piece, line_break in markdown_pieces(text):
-        append_rendered(out, _render_piece(piece, highlighter), line_break)
+        append_rendered(out, _render_piece(piece, highlighter, data_images), line_break)
     return "".join(out)
 
 
-def _render_piece(text: str, highlighter: Highlighter) -> str:
+def _render_piece(text: str, highlighter: Highlighter, data_images: bool) -> str:
     """:func:`render_markdown` of one piece (all of a text under :data:`SPLIT_ABOVE`)."""
     from cmarkgfm.cmark import Options
 
@@ -82,7 +92,9 @@ def _render_piece(text: str, highlighter: Highlighter) -> str:
     # (the only "<" left in it): without either, the two searches of the output are skipped.
     if "]" in source or "<" in source:
         if "<img" in out:
-            out = _IMG.sub(_image_as_link, out)
+            if "<a " in out:  # an image inside a link is only its label: a link holds no link
+                out = _LINK_SPAN.sub(lambda link: _IMG.sub(_label, link.group(0)), out)
+            out = _IMG.sub(_image_as_link if data_images else _image_as_label, out)
         if "<a " in out:
             out = _LINK.sub(_safe_link, out)
     return _code_blocks(out, highlighter).replace(LT, "&lt;")
@@ -207,8 +219,22 @@ def _image_as_link(match: re.Match[str]) -> str:
     return label
 
 
+def _label(match: re.Match[str]) -> str:
+    alt = match.group(2)
+    return f"[image: {alt}]" if alt else "[image]"
+
+
+def _image_as_label(match: re.Match[str]) -> str:
+    # The message view: no image from a message's Markdown at all, only a link to a web address.
+    src, alt = match.group(1), match.group(2)
+    label = f"[image: {alt}]" if alt else "[image]"
+    if src.lower().startswith(("http://", "https://")):
+        return f'<a href="{src}">{label}</a>'
+    return label
+
+
 def _safe_link(match: re.Match[str]) -> str:
     href = html.unescape(match.group(1)).replace(LT, "<").strip().lower()
-    if href.startswith(_SAFE_SCHEMES):
+    if href.startswith(SAFE_SCHEMES):
         return f'<a href="{match.group(1)}"{match.group(2)} rel="noopener noreferrer nofollow">'
     return '<a class="unsafe-link">'  # the text stays, the target goes

@@ -2,7 +2,7 @@
 
 Qt's rich text applies a default stylesheet per document, but inline ``style`` attributes are what it
 honours reliably, so the renderer writes colours inline from a :class:`Palette` and
-:func:`stylesheet` covers the rest.
+:func:`stylesheet` covers the rest (coloured code among it: Pygments' classes, as the export page has).
 """
 
 from __future__ import annotations
@@ -93,8 +93,11 @@ def stylesheet(dark: bool) -> str:
         dark: the dark palette instead of the light one.
 
     Returns:
-        A stylesheet in the CSS subset Qt's rich text understands.
+        A stylesheet in the CSS subset Qt's rich text understands (class selectors included: coloured
+        code carries Pygments' classes under ``.hl``, as on the export page).
     """
+    from core.render.highlight import pygments_css
+
     p = palette(dark)
     return (
         f"body {{ color: {p.text}; }}\n"
@@ -108,4 +111,6 @@ def stylesheet(dark: bool) -> str:
         f".err {{ color: {p.error}; }}\n"
         f".thinking {{ color: {p.thinking}; font-style: italic; }}\n"
         "h1 { font-size: x-large; } h2 { font-size: large; } h3 { font-size: medium; }\n"
+        f".hl {{ background-color: {p.code_bg}; }}\n"
+        f"blockquote {{ color: {p.muted}; }}\n" + pygments_css(dark)
     )

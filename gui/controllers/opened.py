@@ -42,11 +42,11 @@ def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
     """Worker: index one session file, find its diagnostics and the tree's visible structure.
 
     All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
-    The leaf, shown first, is rendered once here and thrown away: that imports markdown-it, Pygments and
+    The leaf, shown first, is rendered once here and thrown away: that imports cmark, Pygments and
     the lexers its code needs (~100 ms on first use) off the GUI thread.
     """
+    from core.kinds.notes import session_notes
     from core.render import render_entry
-    from core.render.notes import session_notes
     from core.session import load_session
 
     session = load_session(path)

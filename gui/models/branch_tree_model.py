@@ -315,7 +315,7 @@ class BranchTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if eid in self._tree.path else None
         if role == Qt.ItemDataRole.DecorationRole:
-            return kind_icon(entry_kind(entry))
+            return kind_icon(entry)
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = f"id: {eid}\ntype: {entry.type}\ntimestamp: {entry.timestamp}\nline: {entry.line}"
             usage = self._subtree_usage.get(eid)

@@ -7,33 +7,32 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPixmap
 
+from core.kinds import kind_of
+
 if TYPE_CHECKING:
     from core.session import Entry
 
 __all__ = ["entry_kind", "kind_icon"]
 
+# By the colour key of the entry's kind (``Kind.icon_key``: its family, or its own key).
 _KIND_COLOURS = {
     "user": "#3b82f6",
     "assistant": "#22c55e",
-    "toolResult": "#f59e0b",
-    "bashExecution": "#64748b",
-    "compaction": "#a855f7",
-    "compactionSummary": "#a855f7",
-    "branch_summary": "#a855f7",
-    "branchSummary": "#a855f7",
+    "tool": "#f59e0b",
+    "bash": "#64748b",
+    "summary": "#a855f7",
     "custom": "#ec4899",
-    "custom_message": "#ec4899",
     "label": "#eab308",
 }
 _OTHER_COLOUR = "#9ca3af"
 _icons: dict[str, QIcon] = {}
 
 
-def kind_icon(kind: str) -> QIcon | None:
-    """A small filled circle in the kind's colour (made on first use: it needs a QGuiApplication)."""
+def kind_icon(entry: Entry) -> QIcon | None:
+    """A small circle in the colour of the entry's kind (made on first use: it needs a QGuiApplication)."""
     if QGuiApplication.instance() is None:
         return None
-    colour = _KIND_COLOURS.get(kind, _OTHER_COLOUR)
+    colour = _KIND_COLOURS.get(kind_of(entry).icon_key, _OTHER_COLOUR)
     icon = _icons.get(colour)
     if icon is None:
         pixmap = QPixmap(12, 12)
@@ -49,5 +48,5 @@ def kind_icon(kind: str) -> QIcon | None:
 
 
 def entry_kind(entry: Entry) -> str:
-    """A message's role, else the entry's kind: what the icon and ``Role.KIND`` show."""
-    return entry.role if entry.kind == "message" and entry.role else entry.kind
+    """A message's role, else the entry's type as indexed: what ``Role.KIND`` shows."""
+    return entry.role or entry.kind

@@ -17,17 +17,17 @@ from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from core.kinds import context_edit_marks, session_notes, tool_results_for
+from core.kinds.cards import CONTEXT_PREFIX, context_cards
+from core.kinds.notes import EditNote
 from core.render import (
-    EntryNotes,
     RenderOptions,
-    context_edit_marks,
     image_bytes,
     parse_action,
     parse_image_src,
+    render_card,
     render_entry,
-    session_notes,
     stylesheet,
-    tool_results_for,
 )
 from core.session import Entry
 from gui.theme import is_dark
@@ -39,7 +39,6 @@ __all__ = ["CONTEXT_WINDOW", "MAX_IMAGE_WIDTH", "MessageView", "is_dark"]
 
 MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
 CONTEXT_WINDOW = 200  # context messages rendered at first, and added by each "earlier" link
-_CONTEXT_PREFIX = "ctx"  # ids of the stand-in entries of context messages
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
 
 
@@ -56,7 +55,7 @@ class MessageView(QTextBrowser):
         self._entry: Entry | None = None
         self._expanded: set[str] = set()
         self._context: list[object] | None = None  # the messages of context mode, None otherwise
-        self._edited: list[EntryNotes | None] = []  # per context message: the edit whose content it shows
+        self._edited: list[EditNote | None] = []  # per context message: the edit whose content it shows
         self._context_start = 0  # index of the first context message rendered
         self._dark = is_dark()
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
@@ -111,7 +110,7 @@ class MessageView(QTextBrowser):
             marks = context_edit_marks(session, entry.id if entry is not None else None, self._context)
         except Exception:  # a file that changed underneath: the messages are shown unmarked
             marks = [None] * len(self._context)
-        self._edited = [EntryNotes(shown_edit=mark) if mark is not None else None for mark in marks]
+        self._edited = marks
         self._context_start = max(0, len(self._context) - CONTEXT_WINDOW)
         self.rerender()
         bar = self.verticalScrollBar()
@@ -155,7 +154,7 @@ class MessageView(QTextBrowser):
             self.setHtml(f"<p>Cannot read this entry: {html.escape(str(err))}</p>")
             return
         options = RenderOptions(expanded=frozenset(self._expanded), dark=self._dark)
-        self.setHtml(render_entry(entry, body, results, options, notes))
+        self.setHtml(render_entry(entry, body, results, options, notes, session.label_for(entry.id)))
         bar.setValue(position)
 
     def _render_context(self) -> str:
@@ -170,33 +169,8 @@ class MessageView(QTextBrowser):
             )
         elif not messages:
             parts.append("<p>The model saw no messages at this entry.</p>")
-        shown = range(start, len(messages))
-        answered: set[int] = set()  # tool results shown under their call
-        for i in shown:
-            if i in answered:
-                continue
-            message = _as_object(messages[i])
-            results: dict[str, dict[str, object]] | None = None
-            notes = self._edited[i] if i < len(self._edited) else None  # marks the edited content
-            if message.get("role") == "assistant":
-                results = {}
-                edited_results: list[tuple[str, EntryNotes]] = []
-                j = i + 1
-                while j < len(messages) and isinstance(later := messages[j], dict):
-                    role = later.get("role")
-                    if role == "assistant":
-                        break
-                    call_id = later.get("toolCallId")
-                    if role == "toolResult" and isinstance(call_id, str) and call_id not in results:
-                        results[call_id] = {"message": later}
-                        answered.add(j)
-                        if (mark := self._edited[j] if j < len(self._edited) else None) is not None:
-                            edited_results.append((call_id, mark))
-                    j += 1
-                if edited_results:
-                    notes = (notes or EntryNotes())._replace(results=tuple(edited_results))
-            stand_in = _context_entry(i, message)
-            parts.append(render_entry(stand_in, {"message": message}, results, options, notes))
+        cards = context_cards(messages, self._edited)
+        parts.extend(render_card(made, options) for index, made in cards if index >= start)
         return "".join(parts)
 
     # ------------------------------------------------------------------ Qt overrides
@@ -228,12 +202,12 @@ class MessageView(QTextBrowser):
             image = image.scaledToWidth(MAX_IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
         return image
 
-    def _context_body(self, entry_id: str) -> dict | None:
+    def _context_body(self, entry_id: str) -> dict[str, object] | None:
         """The stand-in body of a context message's image link, None for any other id."""
-        if self._context is None or not entry_id.startswith(_CONTEXT_PREFIX):
+        if self._context is None or not entry_id.startswith(CONTEXT_PREFIX):
             return None
         try:
-            index = int(entry_id[len(_CONTEXT_PREFIX) :])
+            index = int(entry_id[len(CONTEXT_PREFIX) :])
         except ValueError:
             return None
         if 0 <= index < len(self._context):
@@ -271,24 +245,3 @@ class MessageView(QTextBrowser):
         self.document().setDefaultStyleSheet(stylesheet(dark))
         if self._entry is not None or self._context is not None:
             self.rerender()
-
-
-def _as_object(message: object) -> dict[str, object]:
-    """A context message as an object; a damaged one (a string, a number) as an empty one."""
-    return message if isinstance(message, dict) else {}
-
-
-def _context_entry(index: int, message: dict[str, object]) -> Entry:
-    """A stand-in index record for context message ``index`` (block keys and image links use its id)."""
-    role = message.get("role")
-    return Entry(
-        id=f"{_CONTEXT_PREFIX}{index}",
-        parent_id=None,
-        type="message",
-        kind="message",
-        timestamp=message.get("timestamp"),
-        line=0,
-        offset=0,
-        length=0,
-        role=role if isinstance(role, str) else None,
-    )
