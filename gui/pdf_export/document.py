@@ -16,6 +16,7 @@ process would.
 from __future__ import annotations
 
 import base64
+import math
 import os
 import re
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextCursor,
     QTextDocument,
 )
 
@@ -110,6 +112,9 @@ def _ensure_app() -> None:
         _ensure_app.app = QGuiApplication(["prime-sessions"])  # type: ignore[attr-defined]
 
 
+_EDGE = 1 / 64  # pixels: the smallest step of Qt's text layout
+
+
 class Pages:
     """The export's HTML laid out on numbered A4 pages, ready to paint any range of them."""
 
@@ -140,10 +145,14 @@ class Pages:
         document.setDefaultFont(font)
         document.setDefaultStyleSheet(stylesheet())
         document.setHtml(f"<html><body>{html}</body></html>")
+        _keep_headings_whole(document)
         page = writer.pageLayout().paintRectPixels(_RESOLUTION)
         self._width = float(page.width())
         self._footer = _FOOTER_MM / 25.4 * _RESOLUTION
-        self._body = page.height() - self._footer
+        # Qt lays text out in 1/64 pixel steps: a page height it cannot hold exactly drifted the painted
+        # slices from the laid-out pages (22 px by page 2,742), and a line on a page boundary was then
+        # painted, clipped, on the page before too. A multiple of 1/64 is exact in both.
+        self._body = math.floor((page.height() - self._footer) * 64) / 64
         document.setPageSize(QSizeF(self._width, self._body))
         self._document = document
         self.count = max(1, document.pageCount())  # lays the whole document out
@@ -172,6 +181,18 @@ class Pages:
         return bytes(self._data.data())
 
 
+def _keep_headings_whole(document: QTextDocument) -> None:
+    """Never split a heading (a message's title, its model and usage) over two pages."""
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel() > 0:
+            cursor = QTextCursor(block)
+            fmt = block.blockFormat()
+            fmt.setNonBreakableLines(True)
+            cursor.setBlockFormat(fmt)
+        block = block.next()
+
+
 def _paint_page(
     painter: QPainter,
     document: QTextDocument,
@@ -185,7 +206,10 @@ def _paint_page(
     """Draw the slice of ``document`` that falls on page ``index``, and the page number below it."""
     painter.save()
     painter.translate(0, -index * body_height)
-    document.drawContents(painter, QRectF(0, index * body_height, width, body_height))
+    # A line that starts exactly on the page's edge belongs to the next page; one that ends on it to
+    # this one. Qt draws every line that touches the rectangle (clipped, but its text is in the PDF: a
+    # reader copying the page got it twice), so the rectangle stays a hair inside the page.
+    document.drawContents(painter, QRectF(0, index * body_height + _EDGE, width, body_height - 2 * _EDGE))
     painter.restore()
     painter.setFont(number_font)
     painter.setPen(Qt.GlobalColor.darkGray)

@@ -24,10 +24,10 @@ import core.catalogue.catalogue as catalogue_module
 import core.catalogue.purge as purge_module
 import core.catalogue.reading as reading_module
 import core.catalogue.update as update_module
+from core import load_session, summarize
 from core.catalogue import Catalogue, CatalogueError, QueryError
 from core.catalogue.schema import SCHEMA_VERSION
 from core.catalogue.snippets import make_snippet, mark_spans, query_terms
-from core.session import load_session, summarize
 from core.timefmt import iso_from_ms, js_date_ms
 from tests.conftest import DEMO, EXPECTED, REPO, SAMPLES
 from tests.helpers import run_cli

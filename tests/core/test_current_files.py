@@ -2,7 +2,7 @@
 
 For each file: the three exports (PDF through a stand-in writer; the real one is a GUI test) and the
 message-view card and tree preview of every entry finish without a traceback; an entry of a known type
-never gets the generic card (the words :data:`core.render.wording.GENERIC_MARK`, which only that card
+never gets the generic card (the words :data:`core.kinds.wording.GENERIC_MARK`, which only that card
 says); and the file is byte for byte what it was.
 """
 
@@ -14,12 +14,10 @@ from pathlib import Path
 import pytest
 
 from core.export import ExportOptions, entry_to_markdown, render_export
-from core.export.markdown import MarkdownRenderer
-from core.render import RenderOptions, entry_preview, render_entry, session_notes, tool_results_for
-from core.render.message import EntryRenderer
-from core.render.wording import GENERIC_MARK
-from core.session import Entry, Session, load_session
-from core.session.content import Body
+from core.kinds import entry_preview, kind_of, session_notes, tool_results_for
+from core.kinds.wording import GENERIC_MARK
+from core.render import RenderOptions, render_entry
+from core.session import Session, load_session
 from core.session.vocabulary import KNOWN_TYPES, MESSAGE_ROLES
 from tests.conftest import SHARED
 from tests.core.test_export_html import _data, _parse
@@ -51,29 +49,8 @@ def test_the_files_are_there() -> None:
     assert any("01a139df" in p.name for p in FILES)  # the modern sample, with every pi 1.6 type
 
 
-@pytest.fixture
-def generic_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str | None]]:
-    """Every (kind, role) the message view's or the exports' generic card is used for."""
-    calls: list[tuple[str, str | None]] = []
-    view_generic, export_generic = EntryRenderer.generic, MarkdownRenderer.generic
-
-    def in_view(self: EntryRenderer, type_name: str) -> str:
-        calls.append((self.entry.kind, self.entry.role))
-        return view_generic(self, type_name)
-
-    def in_export(self: MarkdownRenderer, entry: Entry, body: Body) -> str:
-        calls.append((entry.kind, entry.role))
-        return export_generic(self, entry, body)
-
-    monkeypatch.setattr(EntryRenderer, "generic", in_view)
-    monkeypatch.setattr(MarkdownRenderer, "generic", in_export)
-    return calls
-
-
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem[-20:])
-def test_every_entry_is_shown_and_every_export_finishes(
-    path: Path, generic_calls: list[tuple[str, str | None]]
-) -> None:
+def test_every_entry_is_shown_and_every_export_finishes(path: Path) -> None:
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     session = load_session(path, checksum=False)
     notes = session_notes(session)
@@ -84,6 +61,7 @@ def test_every_entry_is_shown_and_every_export_finishes(
         assert entry_preview(entry, body)
         if _known(session, entry.id):
             where = f"{entry.kind} {entry.role} on line {entry.line}"
+            assert kind_of(entry).known, f"{where} has no kind of its own: it would be shown generically"
             assert MARK not in html, f"{where} shown as raw JSON in the message view"
             assert MARK not in entry_to_markdown(session, entry.id), f"{where} exported as raw JSON"
     if session.leaf_id is not None:
@@ -96,10 +74,4 @@ def test_every_entry_is_shown_and_every_export_finishes(
             assert pdf.data.startswith(b"%PDF-")
         lean = ExportOptions(thinking=False, tools=False, custom=False, bookkeeping=False, redact=True)
         assert render_export(session, "html", lean, whole_tree=True).entries == len(session.tree.order)
-    known = [
-        (kind, role)
-        for kind, role in generic_calls
-        if kind in SHOWN_TYPES and (kind != "message" or role in SHOWN_ROLES)
-    ]
-    assert not known, f"known types given the generic card: {sorted(set(known))}"
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before

@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from core import DEFAULT_LEAF, build_context, load_session, summarize
-from core.render import entry_preview
+from core.kinds import entry_preview
 from core.session import Session
 from core.session.diagnostics import KINDS, Severity
 from tests.conftest import EXPECTED, SAMPLES

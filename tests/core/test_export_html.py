@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from core.export import ExportOptions, render_export
-from core.export.cmark import markdown_to_html
 from core.export.html import session_to_html
 from core.export.island import json_for_script
 from core.export.page import assets
+from core.render.markdown import markdown_to_html
 from core.session import load_session
 from tests.browser.hostile import write_hostile_session
 from tests.conftest import CORPUS, DEMO, SAMPLES

@@ -105,7 +105,7 @@ def test_hostile_tool_output_stays_inside_its_code_block(tmp_path: Path) -> None
     body = session.body("e0000004")
     output = body["message"]["content"][0]["text"]
     assert output + "\n" in blocks
-    assert "echo '</script>window.__pwned = (window.__pwned || 0) + 1'\n" in blocks
+    assert "$ echo '</script>window.__pwned = (window.__pwned || 0) + 1'\n" in blocks
     # The session name cannot become a heading or raw HTML in the title line.
     title = text.split("\n", 1)[0]
     assert title.startswith("# \\</title\\>")
@@ -138,7 +138,7 @@ def test_entry_to_markdown_is_the_entry_as_in_the_full_export() -> None:
 def test_options_leave_out_what_they_say(tmp_path: Path) -> None:
     session = load_session(write_hostile_session(tmp_path))
     full = session_to_markdown(session, whole_tree=True).text
-    assert "> *Thinking*" in full and "**Tool call: bash**" in full and "Extension data" in full
+    assert "> *Thinking*" in full and "**bash**" in full and "Extension data" in full
     lean = session_to_markdown(
         session, ExportOptions(thinking=False, tools=False, custom=False, bookkeeping=False), whole_tree=True
     ).text
@@ -227,7 +227,7 @@ def test_tree_export_of_a_session_without_branches_has_no_branch_notes(tmp_path:
     )
     text = session_to_markdown(session, whole_tree=True).text
     assert "Another branch" not in text and "Another root" not in text
-    assert text.count("**Tool call: read**") == 2 and "done" in text and "thanks" in text
+    assert text.count("**read** `") == 2 and "done" in text and "thanks" in text
 
 
 def test_every_current_entry_type_has_its_place_in_the_markdown(tmp_path: Path) -> None:
@@ -239,12 +239,12 @@ def test_every_current_entry_type_has_its_place_in_the_markdown(tmp_path: Path) 
         "### System message · 2 sections · 1 tool added · 1 tool removed",
         "> *System prompt (47 characters)*",
         "> **Section old-rules**",
-        "*Edited in the context later: entry `edit2` dropped it from what the model sees*",
+        "*✎ Edited in the context later: entry `edit2` dropped it from what the model sees*",
         "### Assistant · openai/gpt-5 · answered by gpt-5-2026-08-01 · thinking high · took 4.2 s",
         "*took 1.2 s · tool usage 200 in · 10 out · $0.0010 · 2 nested calls (record incomplete)*",
         "- bash · error · arguments (90,000 bytes) not kept · exit 2: boom",
-        "*Edited in the context later: entry `edit1` replaced its content in what the model sees*",
-        "**Arguments not valid JSON:** not JSON: {cmd",
+        "*✎ Edited in the context later: entry `edit1` replaced its content in what the model sees*",
+        "**The arguments were not valid JSON:** not JSON: {cmd",
         "*Usage includes 1 child run (spawn task): 1.0k in · 100 out · $0.2500; with them the message used",
         "*Child run usage added to `asst1`: spawn task · child 1.0k in · 100 out · $0.2500",
         "*Usage record: cache\\_warm · openai/gpt-5 · 3.5k in · 120 out (40 reasoning)",
@@ -254,7 +254,7 @@ def test_every_current_entry_type_has_its_place_in_the_markdown(tmp_path: Path) 
         "*Session state: `archived`*",
         "*Agent status (needs input · after 6 messages): Waiting for the parser review.*",
         "*Git: branch fix-parser · commit 0123456789ab*",
-        "### Compaction · from 61,234 tokens · summarised for 3.5k in",
+        "### Compaction · compacted from 61k tokens · summarised for 3.5k in",
         "*Keeps no earlier message",
         "> *System message at the compaction (47 characters)*",
         "### Branch summary · summarised for 3.5k in",

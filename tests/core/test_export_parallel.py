@@ -16,9 +16,9 @@ import pytest
 
 from core.export import ExportOptions, parallel, render_export
 from core.export.common import select_entries
-from core.export.highlighter import Highlighter
 from core.export.island import island, json_for_script
 from core.export.usage_summary import collector_for, usage_rows, wants_usage
+from core.render.highlight import Highlighter
 from core.session import load_session
 from tests.conftest import DEMO, SAMPLES
 from tests.core.current_entries import write_current_session

@@ -1,4 +1,4 @@
-"""Huge message Markdown rendered a piece at a time (core.export.pieces): the same HTML as rendered whole.
+"""Huge message Markdown rendered a piece at a time (core.render.pieces): the same HTML as rendered whole.
 
 The sizes are lowered here so that ordinary texts are cut many times; the real sizes (megabytes) only
 change how often a cut happens, not where one may happen.
@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.export import cmark, island, pieces
-from core.export.cmark import render_markdown
-from core.export.highlighter import Highlighter
+from core.export import island
 from core.export.island import json_for_script
+from core.render import markdown as cmark
+from core.render import pieces
+from core.render.highlight import Highlighter
+from core.render.markdown import render_markdown
 from core.session import load_session
 from core.session.content import message_text
 from tests.browser.hostile import MARKDOWN
@@ -79,7 +81,7 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _whole(text: str) -> str:
-    return cmark._render_piece(text, Highlighter())
+    return cmark._render_piece(text, Highlighter(), True)
 
 
 def test_cut_at_block_boundaries_changes_nothing(small: None) -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from core.diff import diff_paths, render_html, render_json, render_text
 from core.export import ExportOptions, render_export, save_export
-from core.export.common import without_surrogates
 from core.export.html import _url_id
+from core.render.text import without_surrogates
 from core.session import load_session
 from tests.core.test_export_html import _Page
 

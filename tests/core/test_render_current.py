@@ -6,19 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.render import (
-    RenderOptions,
-    block_key,
-    context_edit_marks,
-    entry_preview,
-    parse_action,
-    render_entries,
-    render_entry,
-    session_notes,
-    tool_results_for,
-)
-from core.render.notes import EditNote, EntryNotes, edits_in_force
-from core.render.wording import GENERIC_MARK
+from core.kinds import context_edit_marks, entry_preview, session_notes, tool_results_for
+from core.kinds.notes import EditNote, EntryNotes, edits_in_force
+from core.kinds.wording import GENERIC_MARK
+from core.render import RenderOptions, block_key, parse_action, render_entries, render_entry
 from core.session import Entry, Session, build_context, load_session
 from tests.conftest import SHARED
 from tests.core.current_entries import SECTION_TEXT, SYSTEM_TEXT, write_current_session
@@ -74,7 +65,7 @@ def test_system_message_is_collapsed_like_thinking(current: Session) -> None:
     assert SYSTEM_TEXT in expanded and SECTION_TEXT in expanded
     assert "Section old-rules" in expanded and "(removed)" in expanded
     assert "<code>codemode</code>: Run a script that calls tools." in expanded
-    assert "Tools removed</b>: <code>write</code>" in expanded
+    assert "<b>Tools removed:</b> <code>write</code>" in expanded
 
 
 def test_assistant_reply_shows_its_newer_fields_and_child_cost(current: Session) -> None:
@@ -83,7 +74,7 @@ def test_assistant_reply_shows_its_newer_fields_and_child_cost(current: Session)
     # The usage shown is the aggregate with the child run added (as Prime Agent reloads it).
     assert "4.5k in · 220 out (40 reasoning)" in html and "$0.2859" in html
     assert "Usage includes 1 child run (spawn task): 1.0k in · 100 out · $0.2500" in html
-    assert "The arguments were not valid JSON: not JSON: {cmd" in html
+    assert "<b>The arguments were not valid JSON:</b> not JSON: {cmd" in html
     # The tool result's own usage, timing and nested calls, under its call.
     assert "took 1.2 s · tool usage 200 in · 10 out · $0.0010 · 2 nested calls (record incomplete)" in html
     assert (
@@ -111,18 +102,18 @@ def test_context_edits_link_their_target_and_the_target_says_so(current: Session
 
 
 def test_usage_records_and_prime_agent_state(current: Session) -> None:
-    assert "Usage record: <b>cache_warm · openai/gpt-5 · 3.5k in · 120 out (40 reasoning)" in _card(
+    assert "Usage record: cache_warm · openai/gpt-5 · 3.5k in · 120 out (40 reasoning)" in _card(
         current, "use1"
     )
     assert "keep the prompt cache warm" in _card(current, "use1")
     child = _card(current, "child1")
     assert 'href="action:entry/asst1"' in child and "spawn task · child 1.0k in · 100 out · $0.2500" in child
-    assert "Session state: <b>archived</b>" in _card(current, "state1")
-    assert "Agent status (needs input · after 6 messages): <b>Waiting for the parser review.</b>" in _card(
+    assert "Session state: <code>archived</code>" in _card(current, "state1")
+    assert "Agent status (needs input · after 6 messages): Waiting for the parser review." in _card(
         current, "status1"
     )
-    assert "Git: <b>branch fix-parser · commit 0123456789ab</b>" in _card(current, "git1")
-    assert "Switched to model <b>openrouter/qwen3-coder</b>" in _card(current, "model1")
+    assert "Git: branch fix-parser · commit 0123456789ab" in _card(current, "git1")
+    assert "Switched to model <code>openrouter/qwen3-coder</code>" in _card(current, "model1")
 
 
 def test_compaction_and_branch_summary_show_their_cost_and_system_message(current: Session) -> None:

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from core import load_session, summarize
 from core.catalogue import Catalogue
-from core.session import load_session, summarize
 from core.usage import (
     UsageFilter,
     UsageRow,

@@ -17,7 +17,7 @@ def test_system_message_opens_and_closes_in_place(qtbot, tmp_path: Path) -> None
     view = MessageView()
     qtbot.addWidget(view)
     view.show_entry(session, session.get("sys1"))
-    assert "System prompt…" in view.toPlainText() and SYSTEM_TEXT not in view.toPlainText()
+    assert "System prompt (47 characters)…" in view.toPlainText() and SYSTEM_TEXT not in view.toPlainText()
     view.anchorClicked.emit(QUrl(f"action:toggle/{block_key('sys1', 'system')}"))
     assert SYSTEM_TEXT in view.toPlainText()
     view.anchorClicked.emit(QUrl(f"action:toggle/{block_key('sys1', 'system')}"))
