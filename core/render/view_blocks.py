@@ -231,10 +231,16 @@ class BlockHtml:
                 f'<p class="thinking" style="color:{pal.thinking}"><i>{self.toggle(block.key, label)}</i></p>'
             )
         link = self.toggle(block.key, "▾ Thinking")
-        text = self.markdown(block.text) if block.text.strip() else self.note("(redacted by the provider)")
+        if not block.text.strip():
+            return f'<p class="thinking" style="color:{pal.thinking}"><i>{link}</i></p>' + self.note(
+                "(redacted by the provider)"
+            )
+        # Reasoning is draft text: shown as written (its line breaks kept), as the HTML page shows it.
+        text = esc(block.text.strip("\n"))
+        style = f"color:{pal.thinking}; font-style:italic; white-space:pre-wrap"
         return (
             f'<p class="thinking" style="color:{pal.thinking}"><i>{link}</i></p>'
-            f'<div class="thinking" style="color:{pal.thinking}; font-style:italic">{text}</div>'
+            f'<p class="thinking" style="{style}">{text}</p>'
         )
 
     def image(self, block: Image) -> str:
@@ -290,6 +296,8 @@ class BlockHtml:
             return f'<p style="color:{pal.muted}">{anchor}🔧 {head}{error}</p>'
         parts = [f"{anchor}<p>{head}{error}</p>", *(self.block(b) for b in block.blocks)]
         if result is not None:
+            label = "Error:" if result.error else "Result:"
+            parts.append(self.note(label, pal.error if result.error else None))
             parts.extend(self.block(b) for b in result.blocks)
             parts.extend(self.block(b) for b in result.notes)
         return self.box("".join(parts), pal.error_bg if block.error else pal.tool_bg)
