@@ -75,33 +75,15 @@ def tool_call(
         notes: what other entries say about the result (a later context edit), as blocks.
     """
     name = as_text(block.get("name")) or "tool"
-    raw_args = block.get("arguments")
-    args = as_dict(raw_args)
+    args = as_dict(block.get("arguments"))
     key = fold_key(entry.id, "tool", index)
     message = message_of(result) if isinstance(result, dict) else {}
     error = message.get("isError") is True
-    details_diff = as_text(as_dict(message.get("details")).get("diff"))
     path = as_text(args.get("path")) or as_text(args.get("file_path"))
-    blocks: list[Block] = []
-    bad_args = as_text(block.get("argumentsError"))
-    if bad_args:
-        blocks.append(Para((bold("The arguments were not valid JSON:"), " " + bad_args), ERROR))
-    if name == _BASH:
-        blocks.append(Code("$ " + as_text(args.get("command")), "sh", "", key))
-    elif name == _EDIT:
-        # The tool's own diff (with context lines) once it succeeded; what was asked for otherwise.
-        diff = details_diff if details_diff and result is not None and not error else edits_as_diff(args)
-        if diff:
-            blocks.append(Diff(diff, key))
-    elif name == _WRITE:
-        content = as_text(args.get("content"))
-        count = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-        blocks.append(
-            Para((f"{count:,} line{'s' if count != 1 else ''}, {len(content):,} characters",), NOTE)
-        )
-        blocks.append(Code(content, "", path, key))
-    elif name not in (_READ, _LS, *_SEARCH_TOOLS):
-        blocks.append(Code(json_text(raw_args), "json", "", key))
+    # The tool's own diff (with context lines) once the edit succeeded; what was asked for otherwise.
+    details_diff = as_text(as_dict(message.get("details")).get("diff"))
+    done_diff = details_diff if result is not None and not error else ""
+    blocks = call_blocks(name, block, key, path, done_diff)
     shown: Result | None = None
     if result is not None:
         result_id = result.get("id")
@@ -114,6 +96,38 @@ def tool_call(
     elif looked:
         blocks.append(Para(("(no result recorded)",), NOTE))
     return ToolCall(name, tool_head(name, args), tuple(blocks), shown, key)
+
+
+def call_blocks(name: str, block: dict[str, object], key: str, path: str, done_diff: str) -> list[Block]:
+    """What a call does, by its tool: the command run, the edit's diff, the content written, its JSON.
+
+    Args:
+        name: the tool's name.
+        block: the ``toolCall`` block.
+        key: its fold key.
+        path: the file it names, or ``""``.
+        done_diff: the diff the tool reported for a successful edit, or ``""``.
+    """
+    raw_args = block.get("arguments")
+    args = as_dict(raw_args)
+    blocks: list[Block] = []
+    bad_args = as_text(block.get("argumentsError"))
+    if bad_args:
+        blocks.append(Para((bold("The arguments were not valid JSON:"), " " + bad_args), ERROR))
+    if name == _BASH:
+        blocks.append(Code("$ " + as_text(args.get("command")), "sh", "", key))
+    elif name == _EDIT:
+        diff = done_diff or edits_as_diff(args)
+        if diff:
+            blocks.append(Diff(diff, key))
+    elif name == _WRITE:
+        content = as_text(args.get("content"))
+        count = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        words = f"{count:,} line{'s' if count != 1 else ''}, {len(content):,} characters"
+        blocks += [Para((words,), NOTE), Code(content, "", path, key)]
+    elif name not in (_READ, _LS, *_SEARCH_TOOLS):
+        blocks.append(Code(json_text(raw_args), "json", "", key))
+    return blocks
 
 
 def tool_head(name: str, args: dict[str, object]) -> Inline:
