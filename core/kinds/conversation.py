@@ -6,10 +6,7 @@ folds its prompt away; a message of a role nobody declared shows its text and it
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
-
-import orjson
 
 from core.kinds.common import (
     content_part,
@@ -40,7 +37,7 @@ from core.kinds.document import (
 )
 from core.kinds.kind import Kind
 from core.kinds.notes import note_blocks
-from core.kinds.tools import tool_call
+from core.kinds.tools import call_words, diff_call, tool_call
 from core.kinds.wording import GENERIC_MARK, assistant_facts, stop_note, system_facts, usage_text
 from core.session.content import (
     as_dict,
@@ -78,7 +75,6 @@ if TYPE_CHECKING:
 __all__ = ["AssistantKind", "MessageKind", "SystemKind", "UserKind", "system_blocks"]
 
 MAX_TOOL_DESCRIPTION = 200  # characters of a tool's description where a system message adds the tool
-_PATH_KEYS = ("path", "file_path", "filePath")
 
 
 class MessageKind(Kind):
@@ -214,7 +210,7 @@ class AssistantKind(Kind):
                 if type(name) is str:
                     names.append(name)
                     parts.append(name)
-                parts.append(_arguments_text(block.get("arguments")))
+                parts.append(call_words(block.get("arguments")))
         error = message.get("errorMessage")
         if type(error) is str:
             parts.append(error)
@@ -229,7 +225,7 @@ class AssistantKind(Kind):
             if block.get("type") == TEXT_BLOCK:
                 texts.append(as_text(block.get("text")))
             elif block.get("type") == TOOL_CALL_BLOCK:
-                calls.append(_diff_call(block))
+                calls.append(diff_call(block))
         usage = usage_override if usage_override is not None else message.get("usage")
         tokens, cost = usage_totals(usage)
         stop, error = message.get("stopReason"), message.get("errorMessage")
@@ -409,72 +405,3 @@ def _system_words(message: dict[str, object]) -> list[str]:
         if isinstance(tool, dict):
             words.extend(text for key in ("name", "description") if isinstance(text := tool.get(key), str))
     return words
-
-
-def _dumps(value: object) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
-        try:
-            return json.dumps(value, ensure_ascii=False)
-        except (ValueError, TypeError, RecursionError):
-            return ""
-
-
-def _arguments_text(arguments: object) -> str:
-    """A tool call's arguments as words: ``path src/app.ts`` rather than JSON syntax."""
-    if isinstance(arguments, dict):
-        pieces = []
-        for key, value in arguments.items():
-            pieces.append(str(key))
-            pieces.append(value if isinstance(value, str) else _dumps(value))
-        return " ".join(pieces)
-    if arguments is None:
-        return ""
-    if isinstance(arguments, str):  # arguments kept as the raw JSON text the model streamed
-        return arguments
-    return _dumps(arguments)
-
-
-def _diff_call(block: dict[str, object]) -> DiffToolCall:
-    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its path."""
-    name = as_text(block.get("name")) or "tool"
-    args = block.get("arguments")
-    path = None
-    if isinstance(args, dict):
-        text = "\n".join(f"{key}: {value}" for key, value in _flatten(args))
-        for key in _PATH_KEYS:
-            if isinstance(args.get(key), str):
-                path = args[key]
-                break
-    else:
-        text = "" if args is None else _json(args)
-    return DiffToolCall(name, text, path)
-
-
-def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:
-    """Arguments as ``(dotted key, value)`` pairs, iteratively.
-
-    Strings stay raw, so an edit's ``edits[0].oldText`` shows its lines rather than JSON escapes; nesting
-    deeper than a few levels stays JSON.
-    """
-    out: list[tuple[str, str]] = []
-    stack: list[tuple[str, object, int]] = [(str(k), v, 0) for k, v in reversed(list(args.items()))]
-    while stack:
-        key, value, depth = stack.pop()
-        if isinstance(value, str):
-            out.append((key, value))
-        elif isinstance(value, dict) and value and depth < 4:
-            stack.extend((f"{key}.{k}", v, depth + 1) for k, v in reversed(list(value.items())))
-        elif isinstance(value, list) and value and depth < 4:
-            stack.extend((f"{key}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(value))))
-        else:
-            out.append((key, _json(value)))
-    return out
-
-
-def _json(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, TypeError, RecursionError):
-        return "(cannot be shown)"

@@ -8,10 +8,14 @@ images, how long it ran and the calls it made.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
+
+import orjson
 
 from core.kinds.common import content_part, diff_text, fold_key, json_text, message_ms, one_line
 from core.kinds.derived import DiffMessage, SearchWords
+from core.kinds.derived import ToolCall as DiffToolCall
 from core.kinds.document import (
     ERROR,
     NOTE,
@@ -54,7 +58,16 @@ if TYPE_CHECKING:
     from core.session import Entry
     from core.session.content import Body
 
-__all__ = ["BashExecutionKind", "ToolResultKind", "tool_call"]
+__all__ = [
+    "BashExecutionKind",
+    "ToolResultKind",
+    "call_blocks",
+    "call_words",
+    "diff_call",
+    "result_blocks",
+    "tool_call",
+    "tool_head",
+]
 
 # Tools whose head says everything about the call (no arguments shown).
 _SEARCH_TOOLS = ("grep", "find")
@@ -342,3 +355,75 @@ class BashExecutionKind(Kind):
             status.append(" · not sent to the model")
         blocks.append(Para(tuple(status), NOTE))
         return self.heading_card(entry, blocks, (), message.get("timestamp"))
+
+
+_PATH_KEYS = ("path", "file_path", "filePath")
+
+
+def _dumps(value: object) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except (ValueError, TypeError, RecursionError):
+            return ""
+
+
+def call_words(arguments: object) -> str:
+    """A tool call's arguments as words for the search index: ``path src/app.ts`` rather than JSON syntax."""
+    if isinstance(arguments, dict):
+        pieces = []
+        for key, value in arguments.items():
+            pieces.append(str(key))
+            pieces.append(value if isinstance(value, str) else _dumps(value))
+        return " ".join(pieces)
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):  # arguments kept as the raw JSON text the model streamed
+        return arguments
+    return _dumps(arguments)
+
+
+def diff_call(block: dict[str, object]) -> DiffToolCall:
+    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its path."""
+    name = as_text(block.get("name")) or "tool"
+    args = block.get("arguments")
+    path = None
+    if isinstance(args, dict):
+        text = "\n".join(f"{key}: {value}" for key, value in _flatten(args))
+        for key in _PATH_KEYS:
+            if isinstance(args.get(key), str):
+                path = args[key]
+                break
+    else:
+        text = "" if args is None else _json(args)
+    return DiffToolCall(name, text, path)
+
+
+def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:
+    """Arguments as ``(dotted key, value)`` pairs, iteratively.
+
+    Strings stay raw, so an edit's ``edits[0].oldText`` shows its lines rather than JSON escapes; nesting
+    deeper than a few levels stays JSON.
+    """
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, object, int]] = [(str(k), v, 0) for k, v in reversed(list(args.items()))]
+    while stack:
+        key, value, depth = stack.pop()
+        if isinstance(value, str):
+            out.append((key, value))
+        elif isinstance(value, dict) and value and depth < 4:
+            stack.extend((f"{key}.{k}", v, depth + 1) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list) and value and depth < 4:
+            stack.extend((f"{key}[{i}]", v, depth + 1) for i, v in reversed(list(enumerate(value))))
+        else:
+            out.append((key, _json(value)))
+    return out
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return "(cannot be shown)"
