@@ -33,6 +33,7 @@ FILES = sorted(
         *CORPUS.glob("*.jsonl"),
         *(SHARED / "corpus" / "wild").glob("*.jsonl"),
         *DEMO.glob("*.jsonl"),
+        *(Path(__file__).parent / "kind_samples").glob("*.jsonl"),  # the kinds no other file holds
     ]
 )
 # A span joins what it wraps to its neighbours (coloured code splits words into spans); any other tag
