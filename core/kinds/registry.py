@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.kinds.article import ToolCallEntryKind, ToolResultEntryKind
 from core.kinds.bookkeeping import (
     LabelKind,
     ModelChangeKind,
@@ -83,6 +84,9 @@ KINDS: tuple[Kind, ...] = (
     SessionStateKind(),
     AgentStatusKind(),
     GitStateKind(),
+    # the second format document's shapes
+    ToolCallEntryKind(),
+    ToolResultEntryKind(),
 )
 """Every declared kind."""
 
