@@ -83,9 +83,7 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         _insert_appended(conn, batch, file_id, part, docs, collector, grown or frozenset())
         scan = None
         if not tree_notes:
-            scan = _scan_append(
-                conn, file_id, part, old.leaf_id, leaf, old.total_tokens, old.cost, old.last_stop
-            )
+            scan = _scan_append(conn, file_id, part, old, leaf)
         ordinary = scan is not None  # no appended id repeats an earlier one
         if scan is None:  # something unusual: work it out from every stored entry
             scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
@@ -235,14 +233,7 @@ class _Scan(NamedTuple):
 
 
 def _scan_append(
-    conn: sqlite3.Connection,
-    file_id: int,
-    part: Session,
-    old_leaf: str | None,
-    leaf: str | None,
-    old_tokens: int | float | None,
-    old_cost: float | None,
-    old_stop: str | None,
+    conn: sqlite3.Connection, file_id: int, part: Session, old: _Stored, leaf: str | None
 ) -> _Scan | None:
     """The :func:`_scan_entries` result for an ordinary append, from indexed lookups only.
 
@@ -250,6 +241,26 @@ def _scan_append(
     every appended parent known. Then totals grow by the new assistant messages, the tree notes stay,
     and the last stop reason is found by walking up from the new leaf. Returns None otherwise, and
     the caller scans every stored entry, so a 36 MB session takes a few lookups, not 20,000 rows.
+    """
+    new = _ordinary_append(conn, file_id, part)
+    if new is None:
+        return None
+    tokens: int | float = old.total_tokens or 0
+    cost = old.cost or 0.0
+    if not new:
+        return _Scan(tokens, cost, old.last_stop, [], None) if leaf == old.leaf_id else None
+    for entry in part.entries:
+        if isinstance(entry.info, AssistantInfo):
+            tokens += entry.info.tokens
+            cost += entry.info.cost
+    known, stop = _appended_stop(new, leaf, old.leaf_id, old.last_stop)
+    return _Scan(tokens, cost, stop, [], None) if known else None
+
+
+def _ordinary_append(conn: sqlite3.Connection, file_id: int, part: Session) -> dict[str, Entry] | None:
+    """The appended entries by id when the append is ordinary (see :func:`_scan_append`), else None.
+
+    Nor is an append of more than :data:`_FAST_LIMIT` entries: one query looks the appended ids up.
     """
     entries = part.entries
     if part.usage_overrides or len(entries) > _FAST_LIMIT:
@@ -259,8 +270,15 @@ def _scan_append(
     new = {e.id: e for e in entries}
     if len(new) != len(entries):
         return None  # an id repeats within the append
-    if not entries:
-        return _Scan(old_tokens or 0, old_cost or 0.0, old_stop, [], None) if leaf == old_leaf else None
+    if entries and not _links_to_stored(conn, file_id, entries, new):
+        return None
+    return new
+
+
+def _links_to_stored(
+    conn: sqlite3.Connection, file_id: int, entries: Sequence[Entry], new: dict[str, Entry]
+) -> bool:
+    """Whether appended ``entries`` (``new``: by id) repeat no stored id and have every parent, looked up."""
     wanted = list(new) + [e.parent_id for e in entries if e.parent_id is not None and e.parent_id not in new]
     marks = ",".join("?" * len(wanted))
     try:
@@ -272,19 +290,24 @@ def _scan_append(
             )
         }
     except UnicodeEncodeError:
-        return None  # ids SQLite cannot hold as they are (lone surrogates): the full scan copes
+        return False  # ids SQLite cannot hold as they are (lone surrogates): the full scan copes
     if any(entry_id in stored for entry_id in new):
-        return None  # a duplicate of an earlier id
-    if any(e.parent_id is not None and e.parent_id not in new and e.parent_id not in stored for e in entries):
-        return None  # an orphan or worse: the tree notes change
-    tokens: int | float = old_tokens or 0
-    cost = old_cost or 0.0
-    for entry in entries:
-        if isinstance(entry.info, AssistantInfo):
-            tokens += entry.info.tokens
-            cost += entry.info.cost
-    # The last stop reason: walk up from the leaf through the appended entries; an ordinary append
-    # continues from the old leaf, whose answer is already known.
+        return False  # a duplicate of an earlier id
+    # A parent neither appended nor stored: an orphan or worse, the tree notes change.
+    return not any(
+        e.parent_id is not None and e.parent_id not in new and e.parent_id not in stored for e in entries
+    )
+
+
+def _appended_stop(
+    new: dict[str, Entry], leaf: str | None, old_leaf: str | None, old_stop: str | None
+) -> tuple[bool, str | None]:
+    """The last stop reason on the path to ``leaf``, walking up through the appended entries ``new``.
+
+    An ordinary append continues from the old leaf, whose answer ``old_stop`` is already known.
+    Returns (True, the stop reason), or (False, None) when the path leaves the appended entries
+    anywhere else: the caller walks the stored tree.
+    """
     current = leaf
     seen: set[str] = set()
     while current is not None and current in new and current not in seen:
@@ -292,13 +315,13 @@ def _scan_append(
         entry = new[current]
         if isinstance(entry.info, AssistantInfo):
             stop = entry.info.stop_reason
-            return _Scan(tokens, cost, stop if isinstance(stop, str) else None, [], None)
+            return True, stop if isinstance(stop, str) else None
         current = entry.parent_id
     if current is None:
-        return _Scan(tokens, cost, None, [], None)  # the whole path is new and has no assistant reply
+        return True, None  # the whole path is new and has no assistant reply
     if current != old_leaf:
-        return None  # the new leaf hangs off an older entry: walk the stored tree
-    return _Scan(tokens, cost, old_stop, [], None)
+        return False, None  # the new leaf hangs off an older entry
+    return True, old_stop
 
 
 def _scan_entries(
