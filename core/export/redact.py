@@ -179,12 +179,9 @@ class _KeywordDetector(Protocol):
     ) -> Iterable[object]: ...
 
 
-_Detectors = tuple[
-    list[tuple[str, _Detector]],
-    list[tuple[str, re.Pattern[str], re.Pattern[str] | None, int]],
-    _KeywordDetector,
-    list[dict[re.Pattern[str], int]],
-]
+_Extra = tuple[str, re.Pattern[str], re.Pattern[str] | None, int]  # kind, regex, lead, lead width
+_RegexMaps = list[dict[re.Pattern[str], int]]
+_Detectors = tuple[list[tuple[str, _Detector]], list[_Extra], _KeywordDetector, _RegexMaps]
 
 
 @lru_cache(maxsize=1)
@@ -279,6 +276,57 @@ def _looks_random(value: str) -> bool:
     return has_digit and has_letter and not _FILE_NAME.fullmatch(value)
 
 
+# The detectors of Redactor._values that are ours: each adds what it finds to ``values`` (value ->
+# kind) unless an earlier one found it.
+def _add_private_keys(text: str, values: dict[str, str]) -> None:
+    """Whole private key blocks (PEM) and PuTTY key files."""
+    for pattern in (_PEM_BLOCK, _PUTTY):
+        for match in pattern.finditer(text):
+            values.setdefault(match.group(0), "private-key")
+
+
+def _add_pattern_matches(text: str, extras: list[_Extra], values: dict[str, str]) -> None:
+    """The matches of our own patterns (see :data:`_PATTERNS`) that start a word."""
+    for kind, pattern, lead, width in extras:
+        for match in pattern.finditer(text):
+            start = match.start()
+            if lead is not None:
+                start -= width
+                if start < 0 or not lead.fullmatch(text, start, match.start()):
+                    continue
+            if _at_word_start(text, start):
+                values.setdefault(text[start : match.end()], kind)
+
+
+def _add_url_passwords(text: str, values: dict[str, str]) -> None:
+    """The passwords in URLs that are not placeholders."""
+    for match in _URL_PASSWORD.finditer(text):
+        if not _PLACEHOLDER.fullmatch(match.group(1)):
+            # With its delimiters, so only this place is replaced (see find), never the same word
+            # elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
+            values.setdefault(f":{match.group(1)}@", "url-password")
+
+
+def _add_assigned_secrets(
+    text: str, keyword_detector: _KeywordDetector, regex_maps: _RegexMaps, values: dict[str, str]
+) -> None:
+    """The values assigned to secret-holding names that look generated: long, random, not code."""
+    for line in _hinted_lines(text):
+        assigned: list[object] = list(_assigned_values(line))
+        for regex_map in regex_maps:
+            assigned.extend(keyword_detector.analyze_string(line, regex_map))
+        for value in assigned:
+            if (
+                isinstance(value, str)
+                and len(value) >= _MIN_ASSIGNED
+                and not value.startswith("[REDACTED:")
+                and _entropy(value) >= _MIN_ENTROPY
+                and not _CODE_REFERENCE.fullmatch(value)
+                and _looks_random(value)
+            ):
+                values.setdefault(value, "secret-assignment")
+
+
 def _entropy(value: str) -> float:
     counts = Counter(value)
     length = len(value)
@@ -355,42 +403,15 @@ class Redactor:
         plugins, extras, keyword_detector, regex_maps = _detectors()
         values: dict[str, str] = {}
         if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
-            for pattern in (_PEM_BLOCK, _PUTTY):
-                for match in pattern.finditer(text):
-                    values.setdefault(match.group(0), "private-key")
+            _add_private_keys(text, values)
         for kind, plugin in plugins:
             for value in plugin.analyze_string(text):
                 if isinstance(value, str) and len(value) >= 6:
                     values.setdefault(value, kind)
-        for kind, pattern, lead, width in extras:
-            for match in pattern.finditer(text):
-                start = match.start()
-                if lead is not None:
-                    start -= width
-                    if start < 0 or not lead.fullmatch(text, start, match.start()):
-                        continue
-                if _at_word_start(text, start):
-                    values.setdefault(text[start : match.end()], kind)
+        _add_pattern_matches(text, extras, values)
         if "://" in text:
-            for match in _URL_PASSWORD.finditer(text):
-                if not _PLACEHOLDER.fullmatch(match.group(1)):
-                    # With its delimiters, so only this place is replaced (see find), never the same
-                    # word elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
-                    values.setdefault(f":{match.group(1)}@", "url-password")
-        for line in _hinted_lines(text):
-            assigned: list[object] = list(_assigned_values(line))
-            for regex_map in regex_maps:
-                assigned.extend(keyword_detector.analyze_string(line, regex_map))
-            for value in assigned:
-                if (
-                    isinstance(value, str)
-                    and len(value) >= _MIN_ASSIGNED
-                    and not value.startswith("[REDACTED:")
-                    and _entropy(value) >= _MIN_ENTROPY
-                    and not _CODE_REFERENCE.fullmatch(value)
-                    and _looks_random(value)
-                ):
-                    values.setdefault(value, "secret-assignment")
+            _add_url_passwords(text, values)
+        _add_assigned_secrets(text, keyword_detector, regex_maps, values)
         return values
 
     def text(self, text: str, values: dict[str, str] | None = None) -> str:
