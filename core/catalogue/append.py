@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import NamedTuple
 
 import orjson
@@ -42,10 +42,61 @@ _TREE_KINDS = frozenset({"orphan", "self-parent", "cycle"})
 _FAST_LIMIT = 500  # appended entries looked up one query at a time; bigger appends take the full scan
 
 
+class _Stored(NamedTuple):
+    """A file's summary as the catalogue holds it before an append: these columns of ``files``."""
+
+    read_end: int
+    line_no: int
+    size: int | None
+    mtime_ns: int | None
+    message_count: int
+    first_message: str | None
+    last_activity_ms: float | None
+    models: str  # a JSON list
+    name: str | None
+    entry_count: int
+    leaf_id: str | None
+    diagnostics: str  # a JSON list of StoredNote
+    created_ms: float | None
+    total_tokens: int | float | None
+    cost: float | None
+    last_stop: str | None
+
+
+_SELECT_STORED = f"SELECT {', '.join(_Stored._fields)} FROM files WHERE id = ?"
+
+
 def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> None:
     """Read only what was appended to one file since the last pass, and update its summary."""
     file_id = row.id
-    docs: dict[int, Doc] = {}  # by line
+    part, docs, collector = _read_appended(path, row)
+    head, tail = guards(path, part.size)
+    with batch.file() as conn:
+        found = conn.execute(_SELECT_STORED, (file_id,)).fetchone()
+        old = None if found is None else _Stored._make(found)
+        if old is None or old[:4] != (row.read_end, row.line_no, row.size, row.mtime_ns):
+            return  # another process brought this file up to date meanwhile
+        read_notes, tree_notes = _stored_notes(old.diagnostics)
+        leaf = clean_text(part.leaf_id) if part.entries else old.leaf_id  # as the entries rows hold it
+        # Usually the new leaf continues from the old one: the path grows by appended entries.
+        grown = _appended_path(part.entries, leaf, old.leaf_id)
+        _insert_appended(conn, batch, file_id, part, docs, collector, grown or frozenset())
+        scan = None
+        if not tree_notes:
+            scan = _scan_append(conn, file_id, part, old, leaf)
+        ordinary = scan is not None  # no appended id repeats an earlier one
+        if scan is None:  # something unusual: work it out from every stored entry
+            scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
+        if grown is None or not ordinary:
+            _mark_path(conn, file_id, leaf)  # the leaf moved to another branch, or ids repeat
+        diagnostics = _notes_after(read_notes, tree_notes, part, row.line_no, scan)
+        _update_summary(conn, file_id, st, part, old, (head, tail), leaf, scan.last_stop, diagnostics)
+        regroup(conn, file_id)
+
+
+def _read_appended(path: str, row: KnownFile) -> tuple[Session, dict[int, Doc], UsageCollector]:
+    """The entries appended since ``row`` was stored, read with their search texts (by line) and usage."""
+    docs: dict[int, Doc] = {}
     collector = UsageCollector()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
@@ -56,95 +107,114 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
 
     header = orjson.loads(row.header or "{}")
     part = Session.resume(path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id)
-    head, tail = guards(path, part.size)
-    with batch.file() as conn:
-        old = conn.execute(
-            "SELECT read_end, line_no, size, mtime_ns, message_count, first_message, last_activity_ms,"
-            " models, name, entry_count, leaf_id, diagnostics, created_ms, total_tokens, cost, last_stop"
-            " FROM files WHERE id = ?",
-            (file_id,),
-        ).fetchone()
-        if old is None or tuple(old[:4]) != (row.read_end, row.line_no, row.size, row.mtime_ns):
-            return  # another process brought this file up to date meanwhile
-        message_count, first_message, last_activity, models, name, entry_count = old[4:10]
-        leaf, diags, created, old_tokens, old_cost, old_stop = old[10:]
-        old_leaf = leaf
-        models = orjson.loads(models)
-        for model in part.models:
-            if model not in models:
-                models.append(model)
-        if part.last_activity_ms is not None and (
-            last_activity is None or part.last_activity_ms > last_activity
-        ):
-            last_activity = part.last_activity_ms
-        # The part's header notes (line 1) were stored already; a held-back last line is looked at
-        # again by every pass; tree notes depend on the whole file and are worked out below.
-        kept: list[StoredNote] = [
-            (line, kind, message) for line, kind, message in orjson.loads(diags) if kind != "truncated-line"
-        ]
-        read_notes = [d for d in kept if d[1] not in _TREE_KINDS]
-        tree_notes = [d for d in kept if d[1] in _TREE_KINDS]
-        new_notes = [
-            (d.line, d.kind, d.message)
-            for d in part.diagnostics
-            if d.line > row.line_no and d.kind not in _TREE_KINDS
-        ]
-        leaf = clean_text(part.leaf_id) if part.entries else leaf  # as the entries rows hold it
-        # Usually the new leaf continues from the old one: the path grows by appended entries.
-        grown = _appended_path(part.entries, leaf, old_leaf)
-        insert_entries(conn, file_id, *entry_rows(part.entries, docs, grown or frozenset()), batch.indexed)
-        overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
-        insert_overrides(conn, file_id, overrides)
-        usage = collector.finish(keep_empty=True)
-        insert_usage(conn, file_id, usage_db_rows(usage, grown or frozenset()))
-        insert_usage(conn, file_id, usage_db_rows(collector.attributions, frozenset()))
-        new_targets = {row.entry_id for row in usage if row.kind == ASSISTANT_USAGE}
-        reattribute(conn, file_id, set(collector.aggregates) | new_targets)
-        scan = None
-        if not tree_notes:
-            scan = _scan_append(conn, file_id, part, old_leaf, leaf, old_tokens, old_cost, old_stop)
-        ordinary = scan is not None  # no appended id repeats an earlier one
-        if scan is None:  # something unusual: work it out from every stored entry
-            scan = _scan_entries(conn, file_id, row.line_no + 1, leaf, bool(tree_notes))
-        if grown is None or not ordinary:
-            _mark_path(conn, file_id, leaf)  # the leaf moved to another branch, or ids repeat
-        if scan.tree_notes is not None:
-            tree_notes = scan.tree_notes
-        # Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading
-        # notes come first (in the order they were found), then the tree notes.
-        diagnostics = sorted(read_notes + new_notes + scan.duplicate_notes + tree_notes, key=lambda d: d[0])
-        tokens, cost = file_totals(conn, file_id)  # all five places, as summarize() counts them
-        conn.execute(
-            "UPDATE files SET size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?, unterminated=?,"
-            " head=?, tail=?, message_count=?, first_message=?, last_activity_ms=?, modified_ms=?,"
-            " models=?, name=?, entry_count=?, leaf_id=?, total_tokens=?, cost=?, last_stop=?,"
-            " problems=?, diagnostics=? WHERE id=?",
-            (
-                st.st_size,
-                st.st_mtime_ns,
-                st.st_mtime_ns / 1e6,
-                part.size,
-                part.line_count,
-                0 if part.ends_with_newline else 1,
-                head,
-                tail,
-                message_count + part.message_count,
-                first_message or stored_text(part.first_message),
-                last_activity,
-                _modified(last_activity, created, st.st_mtime_ns / 1e6),
-                json_text(models),
-                clean_text(part.name) if part.name_seen else name,
-                entry_count + len(part.entries),
-                leaf,
-                tokens,
-                cost,
-                scan.last_stop,
-                sum(1 for d in diagnostics if _is_problem(d[1])),
-                json_text(diagnostics),
-                file_id,
-            ),
-        )
-        regroup(conn, file_id)
+    return part, docs, collector
+
+
+def _stored_notes(diagnostics: str) -> tuple[list[StoredNote], list[StoredNote]]:
+    """A file's stored notes as (reading notes, tree notes), without the held-back last line's.
+
+    The part's header notes (line 1) were stored already; a held-back last line is looked at again by
+    every pass; tree notes depend on the whole file and are worked out again when they may change.
+    """
+    kept: list[StoredNote] = [
+        (line, kind, message) for line, kind, message in orjson.loads(diagnostics) if kind != "truncated-line"
+    ]
+    return [d for d in kept if d[1] not in _TREE_KINDS], [d for d in kept if d[1] in _TREE_KINDS]
+
+
+def _insert_appended(
+    conn: sqlite3.Connection,
+    batch: Batch,
+    file_id: int,
+    part: Session,
+    docs: dict[int, Doc],
+    collector: UsageCollector,
+    on_path: Set[str],
+) -> None:
+    """Store the appended entries, their search texts, child usage overrides and usage rows."""
+    insert_entries(conn, file_id, *entry_rows(part.entries, docs, on_path), batch.indexed)
+    overrides = [(target, *usage_totals(usage)) for target, usage in part.usage_overrides.items()]
+    insert_overrides(conn, file_id, overrides)
+    usage = collector.finish(keep_empty=True)
+    insert_usage(conn, file_id, usage_db_rows(usage, on_path))
+    insert_usage(conn, file_id, usage_db_rows(collector.attributions, frozenset()))
+    new_targets = {row.entry_id for row in usage if row.kind == ASSISTANT_USAGE}
+    reattribute(conn, file_id, set(collector.aggregates) | new_targets)
+
+
+def _notes_after(
+    read_notes: list[StoredNote], tree_notes: list[StoredNote], part: Session, last_line: int, scan: _Scan
+) -> list[StoredNote]:
+    """The file's notes after an append: the stored ones, the part's after ``last_line``, the scan's.
+
+    Sorted by line, as Session.diagnostics; the sort is stable, so on one line the reading notes come
+    first (in the order they were found), then the tree notes.
+    """
+    new_notes = [
+        (d.line, d.kind, d.message)
+        for d in part.diagnostics
+        if d.line > last_line and d.kind not in _TREE_KINDS
+    ]
+    if scan.tree_notes is not None:
+        tree_notes = scan.tree_notes
+    return sorted(read_notes + new_notes + scan.duplicate_notes + tree_notes, key=lambda d: d[0])
+
+
+def _update_summary(
+    conn: sqlite3.Connection,
+    file_id: int,
+    st: os.stat_result,
+    part: Session,
+    old: _Stored,
+    guard: tuple[bytes, bytes],
+    leaf: str | None,
+    last_stop: str | None,
+    diagnostics: list[StoredNote],
+) -> None:
+    """Write the file's ``files`` row: the stored summary ``old`` carried on by the appended ``part``.
+
+    ``guard`` is the new head and tail digests (:func:`~core.catalogue.reading.guards`).
+    """
+    models = orjson.loads(old.models)
+    for model in part.models:
+        if model not in models:
+            models.append(model)
+    last_activity = _later(old.last_activity_ms, part.last_activity_ms)
+    tokens, cost = file_totals(conn, file_id)  # all five places, as summarize() counts them
+    conn.execute(
+        "UPDATE files SET size=?, mtime_ns=?, mtime_ms=?, read_end=?, line_no=?, unterminated=?,"
+        " head=?, tail=?, message_count=?, first_message=?, last_activity_ms=?, modified_ms=?,"
+        " models=?, name=?, entry_count=?, leaf_id=?, total_tokens=?, cost=?, last_stop=?,"
+        " problems=?, diagnostics=? WHERE id=?",
+        (
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_mtime_ns / 1e6,
+            part.size,
+            part.line_count,
+            0 if part.ends_with_newline else 1,
+            *guard,
+            old.message_count + part.message_count,
+            old.first_message or stored_text(part.first_message),
+            last_activity,
+            _modified(last_activity, old.created_ms, st.st_mtime_ns / 1e6),
+            json_text(models),
+            clean_text(part.name) if part.name_seen else old.name,
+            old.entry_count + len(part.entries),
+            leaf,
+            tokens,
+            cost,
+            last_stop,
+            sum(1 for d in diagnostics if _is_problem(d[1])),
+            json_text(diagnostics),
+            file_id,
+        ),
+    )
+
+
+def _later(stored: float | None, appended: float | None) -> float | None:
+    # The newer activity time; the stored one when the part has none or an older one.
+    return appended if appended is not None and (stored is None or appended > stored) else stored
 
 
 def _is_problem(kind: str) -> bool:
@@ -163,14 +233,7 @@ class _Scan(NamedTuple):
 
 
 def _scan_append(
-    conn: sqlite3.Connection,
-    file_id: int,
-    part: Session,
-    old_leaf: str | None,
-    leaf: str | None,
-    old_tokens: int | float | None,
-    old_cost: float | None,
-    old_stop: str | None,
+    conn: sqlite3.Connection, file_id: int, part: Session, old: _Stored, leaf: str | None
 ) -> _Scan | None:
     """The :func:`_scan_entries` result for an ordinary append, from indexed lookups only.
 
@@ -178,6 +241,26 @@ def _scan_append(
     every appended parent known. Then totals grow by the new assistant messages, the tree notes stay,
     and the last stop reason is found by walking up from the new leaf. Returns None otherwise, and
     the caller scans every stored entry, so a 36 MB session takes a few lookups, not 20,000 rows.
+    """
+    new = _ordinary_append(conn, file_id, part)
+    if new is None:
+        return None
+    tokens: int | float = old.total_tokens or 0
+    cost = old.cost or 0.0
+    if not new:
+        return _Scan(tokens, cost, old.last_stop, [], None) if leaf == old.leaf_id else None
+    for entry in part.entries:
+        if isinstance(entry.info, AssistantInfo):
+            tokens += entry.info.tokens
+            cost += entry.info.cost
+    known, stop = _appended_stop(new, leaf, old.leaf_id, old.last_stop)
+    return _Scan(tokens, cost, stop, [], None) if known else None
+
+
+def _ordinary_append(conn: sqlite3.Connection, file_id: int, part: Session) -> dict[str, Entry] | None:
+    """The appended entries by id when the append is ordinary (see :func:`_scan_append`), else None.
+
+    Nor is an append of more than :data:`_FAST_LIMIT` entries: one query looks the appended ids up.
     """
     entries = part.entries
     if part.usage_overrides or len(entries) > _FAST_LIMIT:
@@ -187,8 +270,15 @@ def _scan_append(
     new = {e.id: e for e in entries}
     if len(new) != len(entries):
         return None  # an id repeats within the append
-    if not entries:
-        return _Scan(old_tokens or 0, old_cost or 0.0, old_stop, [], None) if leaf == old_leaf else None
+    if entries and not _links_to_stored(conn, file_id, entries, new):
+        return None
+    return new
+
+
+def _links_to_stored(
+    conn: sqlite3.Connection, file_id: int, entries: Sequence[Entry], new: dict[str, Entry]
+) -> bool:
+    """Whether appended ``entries`` (``new``: by id) repeat no stored id and have every parent, looked up."""
     wanted = list(new) + [e.parent_id for e in entries if e.parent_id is not None and e.parent_id not in new]
     marks = ",".join("?" * len(wanted))
     try:
@@ -200,19 +290,24 @@ def _scan_append(
             )
         }
     except UnicodeEncodeError:
-        return None  # ids SQLite cannot hold as they are (lone surrogates): the full scan copes
+        return False  # ids SQLite cannot hold as they are (lone surrogates): the full scan copes
     if any(entry_id in stored for entry_id in new):
-        return None  # a duplicate of an earlier id
-    if any(e.parent_id is not None and e.parent_id not in new and e.parent_id not in stored for e in entries):
-        return None  # an orphan or worse: the tree notes change
-    tokens: int | float = old_tokens or 0
-    cost = old_cost or 0.0
-    for entry in entries:
-        if isinstance(entry.info, AssistantInfo):
-            tokens += entry.info.tokens
-            cost += entry.info.cost
-    # The last stop reason: walk up from the leaf through the appended entries; an ordinary append
-    # continues from the old leaf, whose answer is already known.
+        return False  # a duplicate of an earlier id
+    # A parent neither appended nor stored: an orphan or worse, the tree notes change.
+    return not any(
+        e.parent_id is not None and e.parent_id not in new and e.parent_id not in stored for e in entries
+    )
+
+
+def _appended_stop(
+    new: dict[str, Entry], leaf: str | None, old_leaf: str | None, old_stop: str | None
+) -> tuple[bool, str | None]:
+    """The last stop reason on the path to ``leaf``, walking up through the appended entries ``new``.
+
+    An ordinary append continues from the old leaf, whose answer ``old_stop`` is already known.
+    Returns (True, the stop reason), or (False, None) when the path leaves the appended entries
+    anywhere else: the caller walks the stored tree.
+    """
     current = leaf
     seen: set[str] = set()
     while current is not None and current in new and current not in seen:
@@ -220,13 +315,13 @@ def _scan_append(
         entry = new[current]
         if isinstance(entry.info, AssistantInfo):
             stop = entry.info.stop_reason
-            return _Scan(tokens, cost, stop if isinstance(stop, str) else None, [], None)
+            return True, stop if isinstance(stop, str) else None
         current = entry.parent_id
     if current is None:
-        return _Scan(tokens, cost, None, [], None)  # the whole path is new and has no assistant reply
+        return True, None  # the whole path is new and has no assistant reply
     if current != old_leaf:
-        return None  # the new leaf hangs off an older entry: walk the stored tree
-    return _Scan(tokens, cost, old_stop, [], None)
+        return False, None  # the new leaf hangs off an older entry
+    return True, old_stop
 
 
 def _scan_entries(

@@ -104,16 +104,36 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
     """
     if not query.strip():
         raise QueryError("The search is empty; type one or more words.")
+    where, params = _filter_sql(conn, filters)
+    try:
+        expression = to_fts(query)  # plain text by default (core.catalogue.query)
+    except InvalidRequestError as err:
+        raise QueryError(str(err)) from err
+    with sqlite_errors("search"):
+        try:
+            rows = _ranked_entries(conn, expression, where, params, max(1, int(filters.get("limit", 50))))
+        except sqlite3.OperationalError as err:
+            if _is_query_error(err):
+                raise QueryError(_explain_query_error(query, err)) from err
+            raise
+    return _hits(rows, query_terms(query), once_per_file=filters.get("roots") is not None)
+
+
+def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, list[object]]:
+    """The condition ``filters`` make over ``d`` (an entry) and ``f`` (its file), and its parameters.
+
+    A roots filter registers the SQL function it calls on ``conn``.
+
+    Raises:
+        QueryError: a date does not parse.
+    """
     cwd, since, until = filters.get("cwd"), filters.get("since"), filters.get("until")
     role, tool, model = filters.get("role"), filters.get("tool"), filters.get("model")
     where = ["1"]
     params: list[object] = []
     if cwd:
-        base = cwd.rstrip("/\\") or cwd
-        sep = "\\" if "\\" in base and "/" not in base else "/"
-        below = base if base.endswith(("/", "\\")) else base + sep
         where.append("(f.cwd = ? OR substr(f.cwd, 1, ?) = ?)")
-        params += [base, len(below), below]
+        params += _folder_and_below(cwd)
     if since:
         where.append("d.ts_ms >= ?")
         params.append(_date_ms(since, "since"))
@@ -138,24 +158,29 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
         # within() is the rule list and refresh use (a root, or one level of project folders below it).
         conn.create_function("prime_within", 1, lambda path: within(path, reach), deterministic=True)
         where.append("prime_within(f.path)")
-    try:
-        expression = to_fts(query)  # plain text by default (core.catalogue.query)
-    except InvalidRequestError as err:
-        raise QueryError(str(err)) from err
-    with sqlite_errors("search"):
-        try:
-            rows = _ranked_entries(
-                conn, expression, " AND ".join(where), params, max(1, int(filters.get("limit", 50)))
-            )
-        except sqlite3.OperationalError as err:
-            if _is_query_error(err):
-                raise QueryError(_explain_query_error(query, err)) from err
-            raise
-    terms = query_terms(query)
+    return " AND ".join(where), params
+
+
+def _folder_and_below(cwd: str) -> list[object]:
+    """The parameters of the cwd condition: the folder, then the length and text of its sub-folders' prefix.
+
+    The separator is a backslash when the folder has backslashes and no "/" (a Windows path).
+    """
+    base = cwd.rstrip("/\\") or cwd
+    sep = "\\" if "\\" in base and "/" not in base else "/"
+    below = base if base.endswith(("/", "\\")) else base + sep
+    return [base, len(below), below]
+
+
+def _hits(rows: list[_HitRow], terms: list[tuple[str, bool]], once_per_file: bool) -> list[Hit]:
+    """The hits of ``rows``, each with a snippet marking ``terms``.
+
+    ``once_per_file``: a file reached through two roots gives its hits once (by its real path).
+    """
     hits = []
-    seen: set[tuple[str, str]] = set()  # (the real file, entry): a file reached through two roots
+    seen: set[tuple[str, str]] = set()  # (the real file, entry)
     for row in rows:
-        if roots is not None:
+        if once_per_file:
             key = (os.path.realpath(row.path), row.entry_id)
             if key in seen:
                 continue

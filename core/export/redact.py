@@ -6,7 +6,7 @@ Square tokens, JSON Web Tokens, OpenAI's legacy keys, and assignments to names l
 ``SECRET``/``PASSWORD``. Only the plugins' pattern matching is used (``analyze_string``), never their
 ``verify`` step, which would send the secret to the service.
 
-Added here, in one table (:data:`_PATTERNS`, each row with its source): what the library lacks or
+Added here, in one table (``secret_patterns``, each row with its source): what the library lacks or
 returns cut short. The model-provider keys (Anthropic, OpenAI project keys, Google, Hugging Face user
 and organisation tokens, OpenRouter, Groq, xAI, Perplexity, Replicate), GitHub fine-grained tokens,
 GitLab tokens (the library's GitLab patterns have a capture group, so only the five-letter prefix came
@@ -27,8 +27,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, NamedTuple, Protocol, overload
+from typing import Any, Protocol, overload
 
+from core.export.secret_patterns import PATTERNS
 from core.session.content import is_image_block
 
 __all__ = ["MARKER", "Redactor", "marker"]
@@ -37,70 +38,6 @@ MARKER = "[REDACTED:{kind}]"
 LITERAL = "literal"
 
 
-class _Pattern(NamedTuple):
-    """A credential shape the library lacks: its kind, its regex, where the shape is documented.
-
-    ``lead`` (``lead_width`` characters) is the part of the credential before the regex's literal
-    start, checked in code: a regex that starts with a literal keeps the regex engine's fast prefix
-    scan (a leading character class made one pattern 35 times slower).
-    """
-
-    kind: str
-    regex: str
-    source: str
-    lead: str = ""
-    lead_width: int = 0
-
-
-# Patterns start with a literal prefix and no ``\b``, which keeps the regex engine's fast prefix scan;
-# the word boundary before a match is checked in code (:func:`_at_word_start`).
-_PATTERNS: tuple[_Pattern, ...] = (
-    _Pattern(
-        "anthropic-key",
-        r"sk-ant-(?:api|admin|oat|sid)?[0-9]{0,2}-?[A-Za-z0-9_\-]{20,}",
-        "Anthropic API docs, keys: sk-ant-api03-..., sk-ant-admin01-...",
-    ),
-    _Pattern("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{32,}", "OpenRouter docs, API keys"),
-    _Pattern(
-        "openai-key",
-        r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}",
-        "OpenAI platform docs, project and service-account keys",
-    ),
-    _Pattern("openai-key", r"sk-[A-Za-z0-9]{32,}(?![A-Za-z0-9_\-])", "OpenAI legacy user keys (sk- + 48)"),
-    _Pattern(
-        "google-api-key", r"AIza[0-9A-Za-z_\-]{35}", "Google Cloud docs, API keys; gitleaks gcp-api-key"
-    ),
-    _Pattern("huggingface-token", r"hf_[A-Za-z0-9]{30,}", "Hugging Face docs, user access tokens"),
-    _Pattern("huggingface-token", r"api_org_[A-Za-z]{34}", "gitleaks huggingface-organization-api-token"),
-    _Pattern("groq-key", r"gsk_[A-Za-z0-9]{40,}", "Groq console API keys; gitleaks"),
-    _Pattern("xai-key", r"xai-[A-Za-z0-9]{40,}", "xAI console API keys"),
-    _Pattern("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", "Perplexity API docs; gitleaks perplexity-api-key"),
-    _Pattern("replicate-token", r"r8_[A-Za-z0-9]{30,}", "Replicate docs, API tokens"),
-    _Pattern(
-        "github-token", r"github_pat_[A-Za-z0-9_]{22,}", "GitHub docs, fine-grained personal access tokens"
-    ),
-    _Pattern("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", "GitHub docs, token prefixes (ghp_ gho_ ...)"),
-    _Pattern(
-        "gitlab-token",
-        r"gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_\-]{20,}(?:\.[A-Za-z0-9_\-]+)*",
-        "GitLab docs, token prefixes (security/tokens); gitleaks gitlab-* rules",
-    ),
-    _Pattern("gitlab-token", r"GR1348941[A-Za-z0-9_\-]{20,}", "GitLab docs, runner registration tokens"),
-    _Pattern("npm-token", r"npm_[A-Za-z0-9]{36}", "npm docs, access tokens; gitleaks npm-access-token"),
-    _Pattern("stripe-key", r"sk_(?:live|test)_[0-9A-Za-z]{24,}", "Stripe docs, API keys (secret keys)"),
-    _Pattern("stripe-key", r"rk_(?:live|test)_[0-9A-Za-z]{24,}", "Stripe docs, restricted API keys"),
-    _Pattern(
-        "slack-token", r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "Slack docs, app-level tokens; gitleaks"
-    ),
-    _Pattern("slack-token", r"xoxe-\d-[A-Za-z0-9]{20,}", "Slack docs, token rotation refresh tokens"),
-    _Pattern(
-        "azure-client-secret",
-        r"Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
-        "Microsoft Entra (Azure AD) client secrets; gitleaks azure-ad-client-secret",
-        lead=r"[A-Za-z0-9_~.]{3}\d",
-        lead_width=4,
-    ),
-)
 # A password in a URL's userinfo (RFC 3986 section 3.2.1: unreserved, percent-encoded, sub-delims
 # ``!$&'()*+,;=`` and ``:``): the value runs to the last ``@`` before the path, query or fragment, so a
 # raw ``@`` inside it is covered too. The user may be empty (``redis://:secret@host``).
@@ -134,7 +71,7 @@ _ASSIGNMENT_HINT = re.compile(
 # detect-secrets plugins -> marker kind (see _detectors). Left out: Discord, Telegram, Mailchimp and
 # Artifactory, whose patterns start without a fixed prefix, so the regex engine cannot skip ahead; the
 # four of them tripled the scan time (0.45 of 0.61 s per 2 MB) for services outside what an export must
-# catch. Replaced by _PATTERNS and _URL_PASSWORD: GitLab (its patterns' capture group returned only the
+# catch. Replaced by PATTERNS and _URL_PASSWORD: GitLab (its patterns' capture group returned only the
 # prefix) and basic auth (it refused sub-delimiters, and its bare password value was then replaced
 # wherever it occurred, "postgres" in postgres://postgres:postgres@host included).
 _PEM_BLOCK = re.compile(
@@ -181,12 +118,9 @@ class _KeywordDetector(Protocol):
     ) -> Iterable[object]: ...
 
 
-_Detectors = tuple[
-    list[tuple[str, _Detector]],
-    list[tuple[str, re.Pattern[str], re.Pattern[str] | None, int]],
-    _KeywordDetector,
-    list[dict[re.Pattern[str], int]],
-]
+_Extra = tuple[str, re.Pattern[str], re.Pattern[str] | None, int]  # kind, regex, lead, lead width
+_RegexMaps = list[dict[re.Pattern[str], int]]
+_Detectors = tuple[list[tuple[str, _Detector]], list[_Extra], _KeywordDetector, _RegexMaps]
 
 
 @lru_cache(maxsize=1)
@@ -228,7 +162,7 @@ def _detectors() -> _Detectors:
         ("jwt", jwt.JwtTokenDetector()),
     ]
     extras = [
-        (p.kind, re.compile(p.regex), re.compile(p.lead) if p.lead else None, p.lead_width) for p in _PATTERNS
+        (p.kind, re.compile(p.regex), re.compile(p.lead) if p.lead else None, p.lead_width) for p in PATTERNS
     ]
     regex_maps = [keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, keyword.CONFIG_DENYLIST_REGEX_TO_GROUP]
     return plugins, extras, keyword.KeywordDetector(), regex_maps
@@ -279,6 +213,57 @@ def _looks_random(value: str) -> bool:
     has_digit = any(c.isdigit() for c in value)
     has_letter = any(c.isalpha() for c in value)
     return has_digit and has_letter and not _FILE_NAME.fullmatch(value)
+
+
+# The detectors of Redactor._values that are ours: each adds what it finds to ``values`` (value ->
+# kind) unless an earlier one found it.
+def _add_private_keys(text: str, values: dict[str, str]) -> None:
+    """Whole private key blocks (PEM) and PuTTY key files."""
+    for pattern in (_PEM_BLOCK, _PUTTY):
+        for match in pattern.finditer(text):
+            values.setdefault(match.group(0), "private-key")
+
+
+def _add_pattern_matches(text: str, extras: list[_Extra], values: dict[str, str]) -> None:
+    """The matches of our own patterns (:data:`~core.export.secret_patterns.PATTERNS`) at a word's start."""
+    for kind, pattern, lead, width in extras:
+        for match in pattern.finditer(text):
+            start = match.start()
+            if lead is not None:
+                start -= width
+                if start < 0 or not lead.fullmatch(text, start, match.start()):
+                    continue
+            if _at_word_start(text, start):
+                values.setdefault(text[start : match.end()], kind)
+
+
+def _add_url_passwords(text: str, values: dict[str, str]) -> None:
+    """The passwords in URLs that are not placeholders."""
+    for match in _URL_PASSWORD.finditer(text):
+        if not _PLACEHOLDER.fullmatch(match.group(1)):
+            # With its delimiters, so only this place is replaced (see find), never the same word
+            # elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
+            values.setdefault(f":{match.group(1)}@", "url-password")
+
+
+def _add_assigned_secrets(
+    text: str, keyword_detector: _KeywordDetector, regex_maps: _RegexMaps, values: dict[str, str]
+) -> None:
+    """The values assigned to secret-holding names that look generated: long, random, not code."""
+    for line in _hinted_lines(text):
+        assigned: list[object] = list(_assigned_values(line))
+        for regex_map in regex_maps:
+            assigned.extend(keyword_detector.analyze_string(line, regex_map))
+        for value in assigned:
+            if (
+                isinstance(value, str)
+                and len(value) >= _MIN_ASSIGNED
+                and not value.startswith("[REDACTED:")
+                and _entropy(value) >= _MIN_ENTROPY
+                and not _CODE_REFERENCE.fullmatch(value)
+                and _looks_random(value)
+            ):
+                values.setdefault(value, "secret-assignment")
 
 
 def _entropy(value: str) -> float:
@@ -357,42 +342,15 @@ class Redactor:
         plugins, extras, keyword_detector, regex_maps = _detectors()
         values: dict[str, str] = {}
         if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
-            for pattern in (_PEM_BLOCK, _PUTTY):
-                for match in pattern.finditer(text):
-                    values.setdefault(match.group(0), "private-key")
+            _add_private_keys(text, values)
         for kind, plugin in plugins:
             for value in plugin.analyze_string(text):
                 if isinstance(value, str) and len(value) >= 6:
                     values.setdefault(value, kind)
-        for kind, pattern, lead, width in extras:
-            for match in pattern.finditer(text):
-                start = match.start()
-                if lead is not None:
-                    start -= width
-                    if start < 0 or not lead.fullmatch(text, start, match.start()):
-                        continue
-                if _at_word_start(text, start):
-                    values.setdefault(text[start : match.end()], kind)
+        _add_pattern_matches(text, extras, values)
         if "://" in text:
-            for match in _URL_PASSWORD.finditer(text):
-                if not _PLACEHOLDER.fullmatch(match.group(1)):
-                    # With its delimiters, so only this place is replaced (see find), never the same
-                    # word elsewhere: in postgres://postgres:postgres@host the scheme and user stay.
-                    values.setdefault(f":{match.group(1)}@", "url-password")
-        for line in _hinted_lines(text):
-            assigned: list[object] = list(_assigned_values(line))
-            for regex_map in regex_maps:
-                assigned.extend(keyword_detector.analyze_string(line, regex_map))
-            for value in assigned:
-                if (
-                    isinstance(value, str)
-                    and len(value) >= _MIN_ASSIGNED
-                    and not value.startswith("[REDACTED:")
-                    and _entropy(value) >= _MIN_ENTROPY
-                    and not _CODE_REFERENCE.fullmatch(value)
-                    and _looks_random(value)
-                ):
-                    values.setdefault(value, "secret-assignment")
+            _add_url_passwords(text, values)
+        _add_assigned_secrets(text, keyword_detector, regex_maps, values)
         return values
 
     def text(self, text: str, values: dict[str, str] | None = None) -> str:

@@ -268,49 +268,23 @@ class VisibleTree:
         """Add each entry to the structure; returns why a relayout is needed (or None), and the vacancy."""
         session = self.session
         assert session is not None
-        by_id, mode, new_leaf = session.by_id, self.mode, session.leaf_id
+        mode, new_leaf = self.mode, session.leaf_id
         vparent, vkids, hidden = self._vparent, self._vkids, self._hidden
         made = self._rows
-        awaited, cycle_roots = self.structure.awaited, self.structure.cycle_roots
         for entry in entries:
+            reason = self._refusal(entry, label_targets)
+            if reason is not None:
+                return reason, vacated
             eid, pid = entry.id, entry.parent_id
-            # Every entry seen is visible or hidden: both maps together are the ids seen.
-            if eid in vparent or eid in hidden or by_id.get(eid) is not entry:
-                return "duplicate id", vacated
-            if pid is not None and (pid == eid or (pid not in vparent and pid not in hidden)):
-                return "broken link", vacated  # let core's tree decide where it goes
-            if eid in awaited:
-                return "broken link", vacated  # the parent orphans were waiting for: they move below it
-            info = entry.info
-            if isinstance(info, LabelInfo):  # a label entry: it changes another row's label
-                if mode == "labeled":
-                    return "label", vacated
-                if isinstance(info.target, str):
-                    label_targets.add(info.target)
-            if not (eid == new_leaf or passes(entry, mode, session)):
-                hidden[eid] = None if pid is None else (pid if pid in vparent else hidden[pid])
-                continue
+            # Its nearest visible ancestor: the parent was seen (see _refusal), as visible or hidden.
             anchor = None if pid is None else (pid if pid in vparent else hidden[pid])
-            if anchor is None and pid is not None:
-                return "hidden top", vacated
-            if anchor is None and cycle_roots:
-                return "broken link", vacated  # a new root goes before the roots core's tree cut loops at
+            if not (eid == new_leaf or passes(entry, mode, session)):
+                hidden[eid] = anchor
+                continue
             siblings = vkids[None] if anchor is None else vkids.get(anchor, [])
-            holder: str | None
-            if anchor is None:
-                holder = None
-            elif not siblings:
-                holder = anchor if self.is_head(anchor) else self.holder_of(anchor)
-            elif len(siblings) == 1:
-                return "branch point", vacated  # the old only child and its chain move one level down
-            elif (
-                pid == anchor and siblings[-1].parent_id == anchor and _ts_key(entry) >= _ts_key(siblings[-1])
-            ):
-                # Both are children of the anchor itself, and core sorts children by time (ties in file
-                # order): the entry goes last. Below a hidden entry, its place is that entry's.
-                holder = anchor
-            else:
-                return "sibling order", vacated
+            reason, holder = self._holder_of_new(entry, anchor, siblings)
+            if reason is not None:
+                return reason, vacated
             rows = made.get(holder)
             if rows is None and (holder is None or holder in shown):
                 rows = self.rows(holder)  # made from the structure before this entry
@@ -329,6 +303,60 @@ class VisibleTree:
             # A row of rows already made: the consumer may show it, and then must hear of rows below it.
             made[eid] = []
         return None, vacated
+
+    def _refusal(self, entry: Entry, label_targets: set[str]) -> RelayoutReason | None:
+        """Why appended ``entry`` needs a relayout whether shown or not (None: it does not).
+
+        Notes the target of a label in ``label_targets``, whose rows change.
+        """
+        session = self.session
+        assert session is not None
+        eid, pid = entry.id, entry.parent_id
+        vparent, hidden = self._vparent, self._hidden
+        # Every entry seen is visible or hidden: both maps together are the ids seen.
+        if eid in vparent or eid in hidden or session.by_id.get(eid) is not entry:
+            return "duplicate id"
+        if pid is not None and (pid == eid or (pid not in vparent and pid not in hidden)):
+            return "broken link"  # let core's tree decide where it goes
+        if eid in self.structure.awaited:
+            return "broken link"  # the parent orphans were waiting for: they move below it
+        info = entry.info
+        if isinstance(info, LabelInfo):  # a label entry: it changes another row's label
+            if self.mode == "labeled":
+                return "label"
+            if isinstance(info.target, str):
+                label_targets.add(info.target)
+        return None
+
+    def _holder_of_new(
+        self, entry: Entry, anchor: str | None, siblings: list[Entry]
+    ) -> tuple[RelayoutReason | None, str | None]:
+        """Whose rows visible ``entry`` joins as the last of ``siblings``, the children of ``anchor``.
+
+        Returns (None, the holder), or (why a relayout is needed, None) when the entry's place is not
+        simply the end of an existing holder's rows.
+        """
+        pid = entry.parent_id
+        if anchor is None:
+            if pid is not None:
+                return "hidden top", None
+            if self.structure.cycle_roots:
+                return "broken link", None  # a new root goes before the roots core's tree cut loops at
+            return None, None
+        if not siblings:
+            # Its only child now: it starts the chain of a head (is_head, written out: a live tail
+            # passes here for every entry), or joins the chain the anchor is in.
+            parent = self._vparent[anchor]
+            if parent is None or len(self._vkids[parent]) != 1:
+                return None, anchor
+            return None, self._chain_head(anchor, parent)
+        if len(siblings) == 1:
+            return "branch point", None  # the old only child and its chain move one level down
+        if pid == anchor and siblings[-1].parent_id == anchor and _ts_key(entry) >= _ts_key(siblings[-1]):
+            # Both are children of the anchor itself, and core sorts children by time (ties in file
+            # order): the entry goes last. Below a hidden entry, its place is that entry's.
+            return None, anchor
+        return "sibling order", None
 
     def _append_row(
         self, holder: str | None, rows: list[Entry], entry: Entry, vacated: RowVacated | None

@@ -704,6 +704,18 @@ def test_search_filters(cat: Catalogue, corpus: dict[str, Path]) -> None:
         cat.search("cache", since="yesterday-ish")
 
 
+def test_search_cwd_filter_with_windows_folders(cat: Catalogue, tmp_path: Path) -> None:
+    # A folder written with backslashes only takes its sub-folders by backslash; one with both by "/".
+    folders = {"w1": "C:\\u\\proj", "w2": "C:\\u\\proj\\sub", "w3": "C:\\u\\project", "w4": "C:/u\\proj/x"}
+    for eid, cwd in folders.items():
+        write_session(tmp_path / "w" / f"{eid}.jsonl", header(f"s-{eid}", cwd), [user(eid, None, "ibex", T0)])
+    cat.refresh([tmp_path / "w"])
+    assert ids(cat.search("ibex", cwd="C:\\u\\proj")) == {"w1", "w2"}
+    assert ids(cat.search("ibex", cwd="C:\\u\\proj\\")) == {"w1", "w2"}
+    assert ids(cat.search("ibex", cwd="C:/u\\proj")) == {"w4"}
+    assert ids(cat.search("ibex", cwd="C:\\u\\proj", since="2026-05-01", role="user")) == {"w1", "w2"}
+
+
 def test_search_filters_escape_like_wildcards(cat: Catalogue, tmp_path: Path) -> None:
     write_session(
         tmp_path / "w" / "a.jsonl",
