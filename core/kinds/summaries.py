@@ -127,23 +127,23 @@ class CompactionKind(_Summary):
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[compaction: 148k tokens]``."""
-        return f"[compaction: {short_tokens(as_number(body.get('tokensBefore')))} tokens]"
+        return f"[compaction: {short_tokens(as_number(self.source(body).get('tokensBefore')))} tokens]"
 
 
-class CompactionMessageKind(_Summary):
+class CompactionMessageKind(CompactionKind):
     """A compaction summary as a message (``compactionSummary`` role, as the context holds it)."""
 
     name = COMPACTION_SUMMARY_ROLE
+    types = ()
     roles = (COMPACTION_SUMMARY_ROLE,)
     title = "Compaction summary"
+    usage_kind = ""  # the summarising call's cost is the entry's, not the message's
+    has_usage = False
+    usage_in_body = False
 
     def source(self, body: Body) -> dict[str, object]:
         """The message."""
         return message_of(body)
-
-    def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[compaction: 148k tokens]``."""
-        return f"[compaction: {short_tokens(as_number(message_of(body).get('tokensBefore')))} tokens]"
 
 
 class BranchSummaryKind(_Summary):
@@ -158,21 +158,20 @@ class BranchSummaryKind(_Summary):
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[branch summary] what the branch did``."""
-        summary = body.get("summary")
+        summary = self.source(body).get("summary")
         return one_line(f"[branch summary] {summary if isinstance(summary, str) else ''}", width).rstrip()
 
 
-class BranchSummaryMessageKind(_Summary):
+class BranchSummaryMessageKind(BranchSummaryKind):
     """A branch summary as a message (``branchSummary`` role)."""
 
     name = BRANCH_SUMMARY_ROLE
+    types = ()
     roles = (BRANCH_SUMMARY_ROLE,)
-    title = "Branch summary"
+    usage_kind = ""
+    has_usage = False
+    usage_in_body = False
 
     def source(self, body: Body) -> dict[str, object]:
         """The message."""
         return message_of(body)
-
-    def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[branch summary] what the branch did``."""
-        return one_line(f"[branch summary] {message_of(body).get('summary', '')}", width)
