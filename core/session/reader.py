@@ -1,9 +1,8 @@
 r"""Reading session file lines into the index: parsing, the header, entry records, in-memory migration.
 
-The file is read in chunks and split on ``\n`` only (U+2028 and friends are legal inside entries, so
-``str.splitlines`` must never be used). Every line is parsed once with orjson to validate it and pick
-out the few fields the index needs; the parsed object is then dropped, so memory stays proportional to
-the number of entries, not to the file size.
+The file is cut into complete lines by :mod:`core.session.framing`. Every line is parsed once with
+orjson to validate it and pick out the few fields the index needs; the parsed object is then dropped,
+so memory stays proportional to the number of entries, not to the file size.
 
 Migration from version 1 and 2 happens in memory exactly as the reference does it (ids and parent
 ids for v1 chains, ``firstKeptEntryIndex`` -> ``firstKeptEntryId``, ``hookMessage`` -> ``custom``,
@@ -40,6 +39,7 @@ from core.session.entry import (
 )
 from core.session.files import open_regular
 from core.session.flavour import Flavour, flavour_of
+from core.session.framing import frame_lines
 from core.session.jsonl import JsonObject, decode_line
 from core.session.migration import migrate_body, resolve_overrides
 from core.session.tree import SessionTree
@@ -50,7 +50,6 @@ from core.timefmt import is_valid_timestamp
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 CURRENT_VERSION = 3
-CHUNK = 4 << 20  # 4 MiB: large enough that per-chunk overhead vanishes, small enough for memory
 GUARD = 4096  # bytes remembered at the head and before the read end, to notice replaced files
 _HEADER_TYPES = ("session", "header")  # "header" is a variant spelling (second format document)
 
@@ -159,8 +158,7 @@ class SessionReader:
         """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
         first_new = len(self.entries)
         with collection_paused():
-            pending, line_no, offset, crc = self._read_lines(fd, start)
-        carry = b"".join(pending)
+            carry, line_no, offset, crc = frame_lines(fd, start, self._line_no, self._crc, self._ingest_lines)
         self._tail_diagnostic = None
         self._tail_may_be_object = False
         self._unterminated = False
@@ -192,46 +190,13 @@ class SessionReader:
         self._resolved_overrides = None
         return self.entries[first_new:]
 
-    def _read_lines(self, fd: int, start: int) -> tuple[list[bytes], int, int, int | None]:
-        """Ingest every complete line from ``start`` on.
-
-        Returns the pieces of the last, unfinished line, and where the reading stopped:
-        ``(pending, line number, offset, crc)``.
-        """
-        offset = start
-        line_no = self._line_no
-        crc = self._crc
-        pending: list[bytes] = []  # the start of a line longer than what was read so far
-        position = start
+    def _ingest_lines(self, lines: list[bytes], line_no: int, offset: int) -> None:
+        """Ingest a batch of complete lines from framing (a :data:`core.session.framing.LineSink`)."""
         ingest = self._ingest
-        while True:
-            chunk = os.pread(fd, CHUNK, position)
-            if not chunk:
-                break
-            position += len(chunk)
-            if b"\n" not in chunk:
-                # Inside one long line (a big image or tool output): collect the pieces and join them
-                # once, rather than re-joining and re-splitting a growing buffer for every chunk.
-                pending.append(chunk)
-                continue
-            if crc is not None:
-                for piece in pending:
-                    crc = zlib.crc32(piece, crc)
-                crc = zlib.crc32(memoryview(chunk)[: chunk.rindex(b"\n") + 1], crc)
-            parts = chunk.split(b"\n")
-            del chunk  # the lines hold the bytes now: a 200 MB line is held once while it is parsed
-            tail = parts.pop()
-            if pending:
-                # Only the first line is joined with what came before, not the whole chunk.
-                pending.append(parts[0])
-                parts[0] = b"".join(pending)
-                pending.clear()  # the pieces of a long line go now, before it is parsed
-            for raw in parts:
-                line_no += 1
-                ingest(raw, line_no, offset)
-                offset += len(raw) + 1
-            pending = [tail] if tail else []
-        return pending, line_no, offset, crc
+        for raw in lines:
+            line_no += 1
+            ingest(raw, line_no, offset)
+            offset += len(raw) + 1
 
     def _remember_guards(self, fd: int) -> None:
         self._head = os.pread(fd, min(GUARD, self._read_end), 0)
