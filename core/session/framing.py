@@ -1,9 +1,9 @@
 r"""Reading a session file, stage 1 of 3 (framing): its bytes -> complete lines, numbered, with offsets.
 
 The file is read in chunks and split on ``\n`` only (U+2028 and friends are legal inside entries, so
-``str.splitlines`` must never be used). Each chunk's complete lines go to the next stage (the
-reader's line loop) as one batch, with the number and offset of the line before it: that stage works
-through a batch in its own loop, so framing adds nothing per line (the file is read on
+``str.splitlines`` must never be used). Each chunk's complete lines go to the next stage
+(:mod:`core.session.decoding`) as one batch, with the number and offset of the line before it: that
+stage works through a batch in its own loop, so framing adds nothing per line (the file is read on
 every open, and files of 520,000 lines exist). A line that continues past the end of what was read
 is carried until its newline arrives; the caller decides what an unfinished last line is.
 
