@@ -148,7 +148,9 @@ class EntryIndexer(LineDecoder):
                 self._invalid_parent(line_no, entry_id)
                 parent_id = None
         else:
-            entry_id, parent_id = self._synthesise(line_no, legacy)
+            entries = self.entries  # an entry without an id hangs off the entry before it
+            parent_id = entries[-1].id if entries else self._chain_start
+            entry_id = self._synthesise(line_no, legacy)
             synthetic = True
         timestamp = obj.get("timestamp")
         if not is_valid_timestamp(timestamp):
@@ -171,12 +173,10 @@ class EntryIndexer(LineDecoder):
     def _invalid_parent(self, line_no: int, entry_id: str) -> None:
         self._diag(line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id)
 
-    def _synthesise(self, line_no: int, legacy: bool) -> tuple[str, str | None]:
-        """An id for an entry without one, and its parent: the entry before it (every v1 entry)."""
+    def _synthesise(self, line_no: int, legacy: bool) -> str:
+        """An id for an entry without one (every entry of a version 1 file), the same on every load."""
         import hashlib  # only legacy files need it; keep it off the start-up path
 
-        entries = self.entries
-        parent_id = entries[-1].id if entries else self._chain_start
         # A header id may hold half a surrogate pair (a "\ud800" escape): encode it as it is.
         seed = f"{self.session_id or self.path}\0{line_no}".encode("utf-8", "surrogatepass")
         salt = 0
@@ -191,7 +191,7 @@ class EntryIndexer(LineDecoder):
                 " every entry without an id the same empty id, so it shows only the last of them."
             )
             self._diag(line_no, "missing-id", message, entry_id)
-        return entry_id, parent_id
+        return entry_id
 
     def _duplicate_id(self, entry: Entry, earlier: Entry) -> None:
         self._links_suspect = True
