@@ -17,8 +17,10 @@ from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
 from core.session.files import READ_FLAGS, open_regular
+from core.session.framing import CHUNK
+from core.session.indexing import Observer
 from core.session.jsonl import JsonObject, decode_line
-from core.session.reader import CHUNK, Observer, SessionReader
+from core.session.reader import SessionReader
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
 from core.timefmt import js_date_ms

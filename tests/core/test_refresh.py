@@ -454,13 +454,13 @@ def test_tree_leaf_labels_and_name_follow_appends(base: Path) -> None:
 def test_any_read_chunk_size_gives_the_same_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    import core.session.reader
+    import core.session.framing
 
     data = BRANCHES.read_bytes()
     path = tmp_path / "b.jsonl"
     path.write_bytes(data[:-300])  # ends inside the last line: held back
     normal = snapshot(load_session(path))
-    monkeypatch.setattr(core.session.reader, "CHUNK", chunk)
+    monkeypatch.setattr(core.session.framing, "CHUNK", chunk)
     session = load_session(path)
     assert snapshot(session) == normal
     assert [d.kind for d in session.diagnostics] == ["truncated-line"]
@@ -468,7 +468,7 @@ def test_any_read_chunk_size_gives_the_same_index(
     result = session.refresh()
     assert not result.reloaded
     assert [e.id for e in result.appended] == ["c5a192f8"]
-    monkeypatch.setattr(core.session.reader, "CHUNK", 4 << 20)
+    monkeypatch.setattr(core.session.framing, "CHUNK", 4 << 20)
     assert snapshot(session) == snapshot(load_session(path))
 
 

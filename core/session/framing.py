@@ -1,0 +1,80 @@
+r"""Reading a session file, stage 1 of 3 (framing): its bytes -> complete lines, numbered, with offsets.
+
+The file is read in chunks and split on ``\n`` only (U+2028 and friends are legal inside entries, so
+``str.splitlines`` must never be used). Each chunk's complete lines go to the next stage
+(:mod:`core.session.decoding`) as one batch, with the number and offset of the line before it: that
+stage works through a batch in its own loop, so framing adds nothing per line (the file is read on
+every open, and files of 520,000 lines exist). A line that continues past the end of what was read
+is carried until its newline arrives; the caller decides what an unfinished last line is.
+
+Framing knows nothing of JSON or of entries; it also keeps the crc32 of the bytes it has framed, which
+the writer uses to prove that no byte it saw has changed.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Callable
+from typing import NamedTuple, TypeAlias
+
+CHUNK = 4 << 20  # 4 MiB: large enough that per-chunk overhead vanishes, small enough for memory
+
+LineSink: TypeAlias = Callable[[list[bytes], int, int], None]
+"""Takes a batch of complete lines (without their ``\n``), the number of the line before the first
+(lines are numbered from 1) and the first line's byte offset."""
+
+
+class Framed(NamedTuple):
+    """Where framing stopped.
+
+    Attributes:
+        carry: the bytes after the last newline (a line not finished yet), ``b""`` when there are none.
+        line_no: the number of the last complete line (lines framed so far, those before ``start`` included).
+        offset: just after the last complete line's newline (where ``carry`` starts).
+        crc: crc32 of the bytes before ``offset`` (continuing the one given), None when not kept.
+    """
+
+    carry: bytes
+    line_no: int
+    offset: int
+    crc: int | None
+
+
+def frame_lines(fd: int, start: int, line_no: int, crc: int | None, take: LineSink) -> Framed:
+    """Hand every complete line from byte ``start`` to EOF to ``take``, a chunk's lines at a time.
+
+    ``start`` is just after a newline (or 0) and ``line_no`` the number of lines before it; ``crc``
+    is the crc32 of the bytes before ``start`` (None: keep no checksum). Returns the unfinished last
+    line and where the complete ones end (:class:`Framed`).
+    """
+    offset = start
+    position = start
+    pending: list[bytes] = []  # the start of a line longer than what was read so far
+    while True:
+        chunk = os.pread(fd, CHUNK, position)
+        if not chunk:
+            break
+        position += len(chunk)
+        if b"\n" not in chunk:
+            # Inside one long line (a big image or tool output): collect the pieces and join them
+            # once, rather than re-joining and re-splitting a growing buffer for every chunk.
+            pending.append(chunk)
+            continue
+        if crc is not None:
+            for piece in pending:
+                crc = zlib.crc32(piece, crc)
+            crc = zlib.crc32(memoryview(chunk)[: chunk.rindex(b"\n") + 1], crc)
+        lines = chunk.split(b"\n")
+        del chunk  # the lines hold the bytes now: a 200 MB line is held once while it is parsed
+        tail = lines.pop()
+        if pending:
+            # Only the first line is joined with what came before, not the whole chunk.
+            pending.append(lines[0])
+            lines[0] = b"".join(pending)
+            pending.clear()  # the pieces of a long line go now, before it is parsed
+        take(lines, line_no, offset)
+        line_no += len(lines)
+        offset = position - len(tail)  # the complete lines end where the unfinished one starts
+        pending = [tail] if tail else []
+    return Framed(b"".join(pending), line_no, offset, crc)
