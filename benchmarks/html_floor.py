@@ -35,8 +35,8 @@ def floor(path: str) -> None:
     t0 = clock()
     import orjson
 
-    from core.render.markdown import render_markdown
     from core.render.highlight import Highlighter
+    from core.render.markdown import render_markdown
     from core.session import load_session
 
     t1 = clock()

@@ -1,12 +1,15 @@
 """One session file: read leniently into an index by byte offset, its tree, what the model saw, its summary.
 
-``session`` (the :class:`Session` object: lookups, bodies, incremental refresh), ``reader`` (lines into
-the index), ``migration`` (a body as its agent holds it: legacy versions, child usage), ``files``
-(opening a file for reading), ``entry`` (the per-entry record, its typed ``info`` and the type
-vocabulary of every agent), ``flavour`` (which agent wrote a file, so whose rules read it), ``tree``
-(parents, children, roots), ``context`` (each agent's ``buildSessionContext``, with provenance),
-``summary``, ``usage`` (token and cost totals), ``diagnostics``, ``jsonl`` (one line to an object and
-back) and ``discovery`` (where session files are).
+``session`` (the :class:`Session` object: lookups, bodies, incremental refresh, values derived from the
+whole session), ``reader`` (the file's index and its bookkeeping) with its stages ``framing`` (bytes to
+complete lines), ``decoding`` (a line to an object, or its diagnostic) and ``indexing`` (an object to an
+entry record, each type's part by a table), ``migration`` (a body as its agent holds it: legacy versions,
+child usage), ``files`` (opening a file for reading), ``entry`` (the per-entry record and its typed
+``info``), ``vocabulary`` (the format's words, spelt once), ``content`` (an entry's body read leniently),
+``flavour`` (which agent wrote a file, so whose rules read it), ``tree`` (parents, children, roots),
+``context`` (each agent's ``buildSessionContext``, with provenance), ``summary`` (the list row's record),
+``usage`` (one usage object in figures), ``diagnostics``, ``jsonl`` (one line to an object and back) and
+``discovery`` (where session files are). What each kind of entry shows or counts is :mod:`core.kinds`'.
 """
 
 from __future__ import annotations
