@@ -26,6 +26,7 @@ from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionListModel
+from gui.scheduling import Priority
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskContext
 
@@ -193,7 +194,13 @@ class CatalogueController(QObject):
             self._context.status.showMessage(f"Cannot read the catalogue: {user_sentence(error)}")
             self._start_refresh()
 
-        self._context.runner.start("catalogue", lambda _task: read_summaries(folder, roots), shown, failed)
+        self._context.runner.start(
+            "catalogue",
+            lambda _task: read_summaries(folder, roots),
+            shown,
+            failed,
+            priority=Priority.BACKGROUND,
+        )
 
     def set_roots(self, roots: list[Path]) -> None:
         """List the sessions under other folders (replaces the list)."""
@@ -345,10 +352,20 @@ class CatalogueController(QObject):
             now = time.monotonic()
             if now >= next_partial:
                 next_partial = now + _PARTIAL_LIST_SECONDS
-                runner.start("catalogue-partial", lambda _task: read_summaries(folder, roots), partial)
+                runner.start(
+                    "catalogue-partial",
+                    lambda _task: read_summaries(folder, roots),
+                    partial,
+                    priority=Priority.BACKGROUND,
+                )
 
         runner.start(
-            "refresh", lambda task: _refresh_catalogue(folder, roots, task), refreshed, failed, progress
+            "refresh",
+            lambda task: _refresh_catalogue(folder, roots, task),
+            refreshed,
+            failed,
+            progress,
+            priority=Priority.BACKGROUND,
         )
 
     def _refresh_done(self, ok: bool) -> None:
@@ -381,7 +398,9 @@ class CatalogueController(QObject):
             self.search_finished.emit(-1)
 
         roots = list(self._roots)
-        self._context.runner.start("search", lambda _task: _search(folder, query, roots), found, failed)
+        self._context.runner.start(
+            "search", lambda _task: _search(folder, query, roots), found, failed, priority=Priority.FOREGROUND
+        )
 
     def open_hit(self, hit: Hit) -> None:
         """Show the session of a search hit, with the hit's entry selected in the tree."""

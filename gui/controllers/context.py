@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QTableView, QTreeView, QWidget
 
 from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
+from gui.scheduling import Scheduler
 from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class WindowContext(QObject):
     def __init__(self, runner: TaskRunner, status: Status, dialog_parent: QWidget) -> None:
         super().__init__(dialog_parent)
         self.runner = runner
+        self.scheduler: Scheduler = runner.scheduler  # priorities and the foreground hold
         self.status = status
         self.dialog_parent = dialog_parent  # for modal dialogs and message boxes
         self._session: Callable[[], Session | None] = lambda: None

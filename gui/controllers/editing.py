@@ -28,6 +28,7 @@ from gui.controllers.context import WindowContext
 from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
+from gui.scheduling import Priority
 from gui.widgets.text_prompt import ask_text
 
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ class EditingController(QObject):
         def failed(error: Exception) -> None:
             self._report(user_sentence(error))
 
-        context.runner.start("edit-new-file", lambda _task: work(), written, failed)
+        context.runner.start("edit-new-file", lambda _task: work(), written, failed, priority=Priority.WRITE)
 
     # ------------------------------------------------------------------ trash
     def trash_selected(self) -> None:

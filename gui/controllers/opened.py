@@ -24,9 +24,9 @@ from gui.actions import ActionRegistry
 from gui.controllers.context import OpenRequest, WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
+from gui.scheduling import Priority
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import FilterModeBox
-from gui.workers import hold_foreground, release_foreground
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -166,7 +166,13 @@ class OpenSessionController(QObject):
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
-        self._context.runner.start("load", lambda _task: load(path, mode), self._on_loaded, self._on_failed)
+        self._context.runner.start(
+            "load",
+            lambda _task: load(path, mode),
+            self._on_loaded,
+            self._on_failed,
+            priority=Priority.FOREGROUND,
+        )
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""
@@ -256,7 +262,8 @@ class OpenSessionController(QObject):
         """
         if hold != self._holding:
             self._holding = hold
-            (hold_foreground if hold else release_foreground)()
+            scheduler = self._context.scheduler
+            (scheduler.hold_foreground if hold else scheduler.release_foreground)()
 
     def _finish_load(self, session: Session) -> None:
         if session is not self._session:
