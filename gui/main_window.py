@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, 
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
 from gui.controllers.catalogue import CatalogueController
-from gui.controllers.context import ViewSelection, WindowContext
+from gui.controllers.context import Change, SessionChanged, ViewSelection, WindowContext
 from gui.controllers.diff import DiffController
 from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
         context.session_loaded.connect(self.registry.update)
         context.session_loaded.connect(self._show_title)
         context.session_loaded.connect(lambda _session: catalogue.select_open_row())
-        context.session_renamed.connect(self._on_session_renamed)
+        context.session_changed.connect(self._on_session_changed)
         context.session_closed.connect(self._show_title)
         context.session_closed.connect(self.registry.update)
         opened.entry_shown.connect(messages.show)
@@ -280,10 +280,11 @@ class MainWindow(QMainWindow):
         session = self.opened.session
         self.setWindowTitle(f"{session_title(session)} — Prime Sessions" if session else "Prime Sessions")
 
-    def _on_session_renamed(self, path: str, name: str) -> None:
+    def _on_session_changed(self, change: SessionChanged) -> None:
+        """The open session's new name shows in the title at once (from the change: it may be unread yet)."""
         session = self.opened.session
-        if session is not None and session.path == path:
-            self.setWindowTitle(f"{session_title(session, name=name)} — Prime Sessions")
+        if change.what is Change.NAME and session is not None and session.path == change.path:
+            self.setWindowTitle(f"{session_title(session, name=change.text)} — Prime Sessions")
 
     def _context_menu(self, view: str, widget: QAbstractItemView, pos: QPoint) -> None:
         index = widget.indexAt(pos)

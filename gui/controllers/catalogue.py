@@ -22,7 +22,7 @@ from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Sig
 from PySide6.QtWidgets import QTableView
 
 from core.formatting import one_line
-from gui.controllers.context import WindowContext
+from gui.controllers.context import Change, SessionChanged, WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionListModel
@@ -136,8 +136,7 @@ class CatalogueController(QObject):
         self.folder_watcher.directoryChanged.connect(lambda _path: self.schedule_live_refresh())
         self.live_refresh_timer.timeout.connect(self._live_refresh)
         context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
-        context.session_renamed.connect(self._show_name)
-        context.sessions_trashed.connect(self._forget)
+        context.session_changed.connect(self._on_session_changed)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
         # While the proxy filters or the list changes, Qt moves the current row by itself (a row that goes
         # away hands it to a neighbour): that is not the user choosing a session. The selection model
@@ -274,21 +273,20 @@ class CatalogueController(QObject):
         if path is not None and path != self._shown_path():
             self._context.open_session(path)
 
-    def _show_name(self, path: str, name: str) -> None:
-        """A new name shows in the list at once (the catalogue refresh that follows confirms it)."""
+    def _on_session_changed(self, change: SessionChanged) -> None:
+        """An edit: a new name shows in the list at once, trashed rows go; a refresh confirms it soon."""
         import dataclasses
 
-        summary = self._context.summary_for(path)
-        if summary is not None:
-            renamed = dataclasses.replace(summary, name=name or None)
-            self.list_model.update_summaries(
-                renamed if s is summary else s for s in self.list_model.summaries()
-            )
-
-    def _forget(self, paths: list[str]) -> None:
-        gone = set(paths)
         model = self.list_model
-        model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        if change.what is Change.NAME:
+            summary = self._context.summary_for(change.path)
+            if summary is not None:
+                renamed = dataclasses.replace(summary, name=change.text or None)
+                model.update_summaries(renamed if s is summary else s for s in model.summaries())
+        elif change.what is Change.TRASHED:
+            gone = set(change.paths)
+            model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        self.schedule_live_refresh()  # the rows' message counts and times; a new session's row
 
     # ------------------------------------------------------------------ refresh passes
     def _watch_folders(self) -> None:
