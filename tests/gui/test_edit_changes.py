@@ -19,6 +19,7 @@ from gui.controllers.context import Change, SessionChanged
 from gui.main_window import MainWindow
 from tests.gui.test_editing import LINEAR, TARGET, open_session, trash_home
 from tests.gui.windows import TIMEOUT
+from tests.helpers import append_entries
 
 __all__ = ["trash_home"]  # the trash fixture, shared with the core trash tests
 
@@ -40,10 +41,13 @@ class Broadcasts:
                 getattr(owner, name).connect(lambda *_args, name=name: self.counts.update([name]))
         window.context.session_changed.connect(self.changes.append)
 
-    def take(self) -> tuple[dict[str, int], SessionChanged]:
-        """What was emitted since the last call (each signal's count), and the one change."""
+    def take(self, failed: bool = False) -> tuple[dict[str, int], SessionChanged]:
+        """What was emitted since the last call (each signal's count), and the one change.
+
+        ``failed``: the edit was refused, which the editing controller also says (``edit_failed``).
+        """
         counts, self.counts = dict(self.counts), Counter()
-        assert counts == {"session_changed": 1}, counts
+        assert counts == {"session_changed": 1, **({"edit_failed": 1} if failed else {})}, counts
         change = self.changes.pop()
         assert not self.changes
         return counts, change
@@ -162,3 +166,37 @@ def test_renaming_a_session_that_is_not_open_reads_it_in_a_worker(
     assert read_on and threading.main_thread().name not in read_on
     assert window.opened.session.path == str(file)  # the open session stays open
     assert window.editing.stack_for(str(other)).count() == 1
+
+
+def test_a_refused_edit_still_shows_what_the_agent_appended_once(
+    qtbot, window: MainWindow, sessions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent labelled the entry meanwhile: the edit is refused, and its label is read and shown."""
+    file = sessions / LINEAR
+    open_session(qtbot, window, file)
+    window.opened.watcher.blockSignals(True)  # the edit is the first to read the agent's line
+    session = window.opened.session
+    append_entries(
+        file,
+        [
+            {
+                "type": "label",
+                "id": "agentlbl",
+                "parentId": session.leaf_id,
+                "timestamp": "2026-03-05T16:00:00.000Z",
+                "targetId": TARGET,
+                "label": "by the agent",
+            }
+        ],
+    )
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text, *_args: shown.append(text))
+    heard = Broadcasts(window)
+    assert not window.editing.set_label(TARGET, "mine")
+    _, change = heard.take(failed=True)
+    assert change.what is Change.READ and change.session is session
+    assert [entry.id for entry in change.appended] == ["agentlbl"]
+    assert window.tree_model.leaf_id == "agentlbl" == session.leaf_id
+    assert window.tree_model.data(window.tree_model.index_for_entry(TARGET)).startswith("[by the agent] ")
+    assert len(shown) == 1 and "by the agent" in shown[0]
+    assert window.editing.undo_stack.count() == 0
