@@ -14,8 +14,9 @@ the ``WindowContext``). Every piece of background work is a :class:`Job` started
   more, and stalled the turns that expand and paint its tree by 60-90 ms.
 * ``WRITE``: a new file or an append the user asked for (fork, clone, a rename of a session that is not
   open). Run in a pool of their own, so never queued behind a catalogue pass that takes every thread of
-  the shared pool; never cancelled, and waited for when the window closes (a write is whole or absent,
-  so a minute is allowed).
+  the shared pool, one at a time in the order asked (a second rename of a session reads the first);
+  never cancelled, and waited for when the window closes (a write is whole or absent, so a minute is
+  allowed).
 
 While a scheduler is open it also sets how the interpreter behaves (see :class:`Scheduler`): garbage is
 collected on the GUI thread only, never the oldest generation while a job runs, and the switch interval is
@@ -137,6 +138,7 @@ class Scheduler(QObject):
         self._pool = pool or QThreadPool.globalInstance()
         # QThreadPool.startOnReservedThread does not help here: with every thread taken, it queues the job.
         self._write_pool = QThreadPool(self)
+        self._write_pool.setMaxThreadCount(1)
         self._jobs: list[Job] = []  # references kept until the pool is done with them
         self._lock = threading.Lock()
         self._running = 0  # jobs inside run() now
