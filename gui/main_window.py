@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, 
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
 from gui.controllers.catalogue import CatalogueController
-from gui.controllers.context import ViewSelection, WindowContext
+from gui.controllers.context import Change, SessionChanged, ViewSelection, WindowContext
 from gui.controllers.diff import DiffController
 from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
@@ -32,6 +32,7 @@ from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
 from gui.controllers.usage import UsageController
 from gui.controllers.view import ViewController
+from gui.scheduling import Scheduler
 from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
@@ -45,10 +46,9 @@ __all__ = ["DEMO_DIR", "MainWindow", "session_title"]
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 # On close, reads (a load, a catalogue pass, a search) get this long to notice they were cancelled; the
-# process then ends without them (gui.leaving). A fork or clone being written is waited for, up to a minute.
+# process then ends without them (gui.leaving). A write (fork, clone, rename) is waited for, up to a minute.
 _SHUTDOWN_MSECS = 300
-_FINISH_CHANNELS = ("edit-new-file",)
-_FINISH_MSECS = 60_000
+_WRITE_MSECS = 60_000
 _MENU_TITLES = {
     "File": "&File",
     "Edit": "&Edit",
@@ -88,7 +88,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle("Prime Sessions")
         self._build_layout()
-        self.runner = TaskRunner(self)
+        self.scheduler = Scheduler(self)  # the window's: every task of its controllers runs through it
+        self.runner = TaskRunner(self.scheduler, self)
         self.context = context = WindowContext(self.runner, self.statusBar(), self)
         self.registry = actions = ActionRegistry(self)
         actions.set_scope("list", self.table)
@@ -246,7 +247,7 @@ class MainWindow(QMainWindow):
         context.session_loaded.connect(self.registry.update)
         context.session_loaded.connect(self._show_title)
         context.session_loaded.connect(lambda _session: catalogue.select_open_row())
-        context.session_renamed.connect(self._on_session_renamed)
+        context.session_changed.connect(self._on_session_changed)
         context.session_closed.connect(self._show_title)
         context.session_closed.connect(self.registry.update)
         opened.entry_shown.connect(messages.show)
@@ -279,10 +280,11 @@ class MainWindow(QMainWindow):
         session = self.opened.session
         self.setWindowTitle(f"{session_title(session)} — Prime Sessions" if session else "Prime Sessions")
 
-    def _on_session_renamed(self, path: str, name: str) -> None:
+    def _on_session_changed(self, change: SessionChanged) -> None:
+        """The open session's new name shows in the title at once (from the change: it may be unread yet)."""
         session = self.opened.session
-        if session is not None and session.path == path:
-            self.setWindowTitle(f"{session_title(session, name=name)} — Prime Sessions")
+        if change.what is Change.NAME and session is not None and session.path == change.path:
+            self.setWindowTitle(f"{session_title(session, name=change.text)} — Prime Sessions")
 
     def _context_menu(self, view: str, widget: QAbstractItemView, pos: QPoint) -> None:
         index = widget.indexAt(pos)
@@ -381,6 +383,6 @@ class MainWindow(QMainWindow):
         self.write_settings()
         self.usage.close()
         self.catalogue.close()
-        self.runner.shutdown(_SHUTDOWN_MSECS, _FINISH_CHANNELS, _FINISH_MSECS)
+        self.scheduler.close(_SHUTDOWN_MSECS, _WRITE_MSECS)
         self.opened.stop_watching()
         super().closeEvent(event)

@@ -22,10 +22,11 @@ from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Sig
 from PySide6.QtWidgets import QTableView
 
 from core.formatting import one_line
-from gui.controllers.context import WindowContext
+from gui.controllers.context import Change, SessionChanged, WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionListModel
+from gui.scheduling import Priority
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskContext
 
@@ -135,8 +136,7 @@ class CatalogueController(QObject):
         self.folder_watcher.directoryChanged.connect(lambda _path: self.schedule_live_refresh())
         self.live_refresh_timer.timeout.connect(self._live_refresh)
         context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
-        context.session_renamed.connect(self._show_name)
-        context.sessions_trashed.connect(self._forget)
+        context.session_changed.connect(self._on_session_changed)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
         # While the proxy filters or the list changes, Qt moves the current row by itself (a row that goes
         # away hands it to a neighbour): that is not the user choosing a session. The selection model
@@ -193,7 +193,13 @@ class CatalogueController(QObject):
             self._context.status.showMessage(f"Cannot read the catalogue: {user_sentence(error)}")
             self._start_refresh()
 
-        self._context.runner.start("catalogue", lambda _task: read_summaries(folder, roots), shown, failed)
+        self._context.runner.start(
+            "catalogue",
+            lambda _task: read_summaries(folder, roots),
+            shown,
+            failed,
+            priority=Priority.BACKGROUND,
+        )
 
     def set_roots(self, roots: list[Path]) -> None:
         """List the sessions under other folders (replaces the list)."""
@@ -267,21 +273,20 @@ class CatalogueController(QObject):
         if path is not None and path != self._shown_path():
             self._context.open_session(path)
 
-    def _show_name(self, path: str, name: str) -> None:
-        """A new name shows in the list at once (the catalogue refresh that follows confirms it)."""
+    def _on_session_changed(self, change: SessionChanged) -> None:
+        """An edit: a new name shows in the list at once, trashed rows go; a refresh confirms it soon."""
         import dataclasses
 
-        summary = self._context.summary_for(path)
-        if summary is not None:
-            renamed = dataclasses.replace(summary, name=name or None)
-            self.list_model.update_summaries(
-                renamed if s is summary else s for s in self.list_model.summaries()
-            )
-
-    def _forget(self, paths: list[str]) -> None:
-        gone = set(paths)
         model = self.list_model
-        model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        if change.what is Change.NAME:
+            summary = self._context.summary_for(change.path)
+            if summary is not None:
+                renamed = dataclasses.replace(summary, name=change.text or None)
+                model.update_summaries(renamed if s is summary else s for s in model.summaries())
+        elif change.what is Change.TRASHED:
+            gone = set(change.paths)
+            model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        self.schedule_live_refresh()  # the rows' message counts and times; a new session's row
 
     # ------------------------------------------------------------------ refresh passes
     def _watch_folders(self) -> None:
@@ -345,10 +350,20 @@ class CatalogueController(QObject):
             now = time.monotonic()
             if now >= next_partial:
                 next_partial = now + _PARTIAL_LIST_SECONDS
-                runner.start("catalogue-partial", lambda _task: read_summaries(folder, roots), partial)
+                runner.start(
+                    "catalogue-partial",
+                    lambda _task: read_summaries(folder, roots),
+                    partial,
+                    priority=Priority.BACKGROUND,
+                )
 
         runner.start(
-            "refresh", lambda task: _refresh_catalogue(folder, roots, task), refreshed, failed, progress
+            "refresh",
+            lambda task: _refresh_catalogue(folder, roots, task),
+            refreshed,
+            failed,
+            progress,
+            priority=Priority.BACKGROUND,
         )
 
     def _refresh_done(self, ok: bool) -> None:
@@ -381,7 +396,9 @@ class CatalogueController(QObject):
             self.search_finished.emit(-1)
 
         roots = list(self._roots)
-        self._context.runner.start("search", lambda _task: _search(folder, query, roots), found, failed)
+        self._context.runner.start(
+            "search", lambda _task: _search(folder, query, roots), found, failed, priority=Priority.FOREGROUND
+        )
 
     def open_hit(self, hit: Hit) -> None:
         """Show the session of a search hit, with the hit's entry selected in the tree."""

@@ -1,12 +1,13 @@
 """What a controller may know of the window: the narrow context every controller gets instead of the window.
 
 It offers state (the open session, the current entry, the selected sessions and entries, the listed
-summaries), services (the task runner, the status line, a parent for dialogs) and two kinds of signals:
-*notifications* from a piece of state's one owner (``session_loaded`` comes only from the open-session
-controller) and *requests* that the owner carries out (``open_requested`` is handled by the open-session
-controller, ``catalogue_refresh_requested`` by the catalogue controller). Controllers never call each
-other and never see the window, so none of them imports another or the window (import-linter checks the
-layers).
+summaries), services (the scheduler and its task runner, the status line, a parent for dialogs) and two
+kinds of signals: *notifications* from a piece of state's one owner (``session_loaded`` comes only from
+the open-session controller; ``session_changed`` carries one :class:`SessionChanged` per edit, from the
+editing controller) and *requests* that the owner carries out (``open_requested`` is handled by the
+open-session controller, ``catalogue_refresh_requested`` by the catalogue controller). Controllers never
+call each other and never see the window, so none of them imports another or the window (import-linter
+checks the layers).
 
 The window wires it once (:meth:`WindowContext.provide`): which object reads the views' selection, who
 owns the open session, where the listed summaries come from.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -24,12 +26,21 @@ from PySide6.QtWidgets import QTableView, QTreeView, QWidget
 
 from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
+from gui.scheduling import Scheduler
 from gui.workers import TaskRunner
 
 if TYPE_CHECKING:
     from core.session import Entry, Session, SessionSummary
 
-__all__ = ["OpenRequest", "SelectionReader", "Status", "ViewSelection", "WindowContext"]
+__all__ = [
+    "Change",
+    "OpenRequest",
+    "SelectionReader",
+    "SessionChanged",
+    "Status",
+    "ViewSelection",
+    "WindowContext",
+]
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,38 @@ class OpenRequest:
     path: str
     entry_id: str | None = None
     reload: bool = False
+
+
+class Change(Enum):
+    """What an edit did to the session files (:attr:`SessionChanged.what`)."""
+
+    LABEL = "label"  # a label entry appended to the open session
+    NAME = "name"  # a name (session_info) entry appended, to the open session or another
+    CREATED = "created"  # a new session file (fork, clone), to be shown at once
+    TRASHED = "trashed"  # session files moved to the trash
+    READ = "read"  # the edit was refused, but what the agent had appended meanwhile was read
+
+
+@dataclass(frozen=True)
+class SessionChanged:
+    """One edit's outcome (a label, a name, a fork or clone, the trash, an undo or redo of those).
+
+    The editing controller broadcasts it once (:attr:`WindowContext.session_changed`); every listener takes
+    what concerns it: the open-session controller the entries read into its session and a new session to
+    show, the catalogue controller the list's rows, the window its title.
+    """
+
+    what: Change
+    paths: tuple[str, ...]  # the sessions changed (absolute): one, or those trashed
+    entry_id: str | None = None  # LABEL: the entry labelled; CREATED: the entry to select in the new session
+    text: str | None = None  # LABEL: the new label (None cleared it); NAME: the new name ("" cleared it)
+    session: Session | None = None  # the window's open session, when the edit went through it
+    appended: tuple[Entry, ...] = ()  # what the edit read into that session: its own entry and the agent's
+
+    @property
+    def path(self) -> str:
+        """The (first) session changed."""
+        return self.paths[0]
 
 
 class Status(Protocol):
@@ -116,17 +159,16 @@ class WindowContext(QObject):
     load_failed = Signal(str)  # the sentence shown when a session cannot be read (same)
     session_closed = Signal()  # no session is shown any more (same)
     selection_changed = Signal()  # the list's selection or the tree's current entry changed (the window)
-    session_renamed = Signal(str, str)  # path, new name ("" cleared): written by the editing controller
-    sessions_trashed = Signal(list)  # absolute paths now in the trash (editing controller)
+    session_changed = Signal(object)  # SessionChanged: one per edit, written by the editing controller
     # -- requests, carried out by the owner
     open_requested = Signal(object)  # OpenRequest (open-session controller)
     reveal_requested = Signal(str)  # select this entry of the open session, showing all if hidden (same)
-    entries_appended = Signal(object, list)  # (session, entries) an edit appended and read back (same)
     catalogue_refresh_requested = Signal()  # a session file changed: refresh the list soon (catalogue)
 
     def __init__(self, runner: TaskRunner, status: Status, dialog_parent: QWidget) -> None:
         super().__init__(dialog_parent)
         self.runner = runner
+        self.scheduler: Scheduler = runner.scheduler  # priorities and the foreground hold
         self.status = status
         self.dialog_parent = dialog_parent  # for modal dialogs and message boxes
         self._session: Callable[[], Session | None] = lambda: None

@@ -17,6 +17,7 @@ from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.roles import Role
+from gui.scheduling import Priority
 from gui.widgets.diff_window import DiffWindow
 
 if TYPE_CHECKING:
@@ -180,7 +181,11 @@ class DiffController(QObject):
             self._fail(user_sentence(error))
 
         self._context.runner.start(
-            "diff", lambda _task: _compute(left_path, left_id, right_path, right_id, same), done, failed
+            "diff",
+            lambda _task: _compute(left_path, left_id, right_path, right_id, same),
+            done,
+            failed,
+            priority=Priority.FOREGROUND,
         )
 
     def open_diff(self, diff: BranchDiff) -> DiffWindow:

@@ -4,8 +4,12 @@ Every write goes through core (``core.writing.edits`` for labels and names, ``co
 for new files, ``core.writing.trash`` for the trash); this module only asks and shows. Label and name
 edits on the open session run on the GUI thread, because they append through the window's own ``Session``
 (whose checksum of every byte read is what lets core refuse a file that changed underneath) and the
-window refreshes that object on the GUI thread too.
-Fork and clone read their own copy of the file in a worker.
+window refreshes that object on the GUI thread too. A name edit on a session that is not open, and fork
+and clone, read their own copy of the file in a worker (a write job: ``gui.scheduling.Priority.WRITE``),
+never on the GUI thread: a session file can be a gigabyte.
+
+Each edit that went through is broadcast once, as one :class:`~gui.controllers.context.SessionChanged`
+(``WindowContext.session_changed``): the list, the tree and the window's title follow from it.
 
 Undo and redo wrap the core command objects: undoing appends the entry that restores the previous value;
 nothing is ever removed from a file. A command whose undo or redo cannot be written (the file changed or
@@ -16,18 +20,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QUndoCommand, QUndoGroup, QUndoStack
+from PySide6.QtGui import QGuiApplication, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from core.formatting import one_line
 from gui.actions import ActionRegistry
-from gui.controllers.context import WindowContext
+from gui.controllers.context import Change, SessionChanged, WindowContext
+from gui.controllers.edit_commands import EditCommand, write_edit, write_name
 from gui.desktop import reveal_in_file_manager
 from gui.errors import user_sentence
 from gui.models.roles import Role
+from gui.scheduling import Priority
 from gui.widgets.text_prompt import ask_text
 
 if TYPE_CHECKING:
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
 
+T = TypeVar("T")
 _TITLE_WIDTH = 60  # characters of a session title quoted in a confirmation
 
 
@@ -50,37 +57,10 @@ def _title_of(summary: SessionSummary | None, path: str) -> str:
     return f"“{title}”"
 
 
-class EditCommand(QUndoCommand):
-    """A label or name edit on the undo stack. The edit was already written when it is pushed.
-
-    ``undo`` applies the core edit's inverse (appending the restoring entry), ``redo`` the edit again.
-    """
-
-    def __init__(self, controller: EditingController, edit: SetLabel | SetName) -> None:
-        super().__init__(edit.description)
-        self._controller = controller
-        self.edit = edit
-        self._written = True  # QUndoStack.push calls redo(): the first one must not write again
-
-    def redo(self) -> None:
-        if self._written:
-            self._written = False
-            return
-        if not self._controller.apply_edit(self.edit, deferred_errors=True):
-            self.setObsolete(True)  # Qt drops an obsolete command from the stack after redo()
-
-    def undo(self) -> None:
-        if not self._controller.apply_edit(self.edit.inverse(), deferred_errors=True):
-            self.setObsolete(True)
-
-
 class EditingController(QObject):
     """The window's editing actions, their context-menu entries and the undo stack."""
 
-    edit_applied = Signal(object)  # the core edit (SetLabel/SetName) after its entry was appended
-    edit_failed = Signal(str)  # the sentence shown to the user
-    session_created = Signal(str)  # the path of a new session (fork, clone), opened at once
-    sessions_trashed = Signal(list)  # paths now in the trash
+    edit_failed = Signal(str)  # the sentence shown to the user (what went through: context.session_changed)
 
     def __init__(self, context: WindowContext, actions: ActionRegistry) -> None:
         super().__init__(context)
@@ -290,78 +270,115 @@ class EditingController(QObject):
         return edit is None or self._do(edit)
 
     def rename(self, path: str, name: str) -> bool:
-        """Name the session at ``path`` (``""`` clears the name), as an undoable edit."""
+        """Name the session at ``path`` (``""`` clears the name), as an undoable edit.
+
+        The open session is named at once, through the window's ``Session``; another one in a worker, which
+        reads it (True here means the write was started; a refusal is reported when it comes).
+        """
         from core.errors import PrimeSessionsError
         from core.writing import name_edit
 
         path = os.path.abspath(path)
+        session = self._open_at(path)
+        if session is None:
+
+            def written(edit: SetName | None) -> None:
+                if edit is not None:
+                    self.stack_for(edit.path).push(EditCommand(self, edit))
+                    self._announce(edit)
+
+            self._write(f"Renaming {os.path.basename(path)}…", lambda: write_name(path, name), written)
+            return True
         try:
-            session = self._session_for(path)
             edit = name_edit(session, name)
         except PrimeSessionsError as err:
             self._report(str(err))
             return False
-        return edit is None or self._do(edit, session)
+        return edit is None or self._do(edit)
 
-    def _do(self, edit: SetLabel | SetName, session: Session | None = None) -> bool:
-        if not self.apply_edit(edit, session=session):
+    def _do(self, edit: SetLabel | SetName) -> bool:
+        if not self.apply_edit(edit):
             return False
         self.stack_for(edit.path).push(EditCommand(self, edit))
         return True
 
     def apply_edit(
-        self, edit: SetLabel | SetName, *, deferred_errors: bool = False, session: Session | None = None
+        self,
+        edit: SetLabel | SetName,
+        *,
+        deferred_errors: bool = False,
+        refused: Callable[[], None] | None = None,
     ) -> bool:
         """Write one edit through core and show its result; False (after telling the user) when refused.
 
-        Entries that core read while appending (the agent's, and ours) are handed to the tree model, since
-        the window's file watcher will find nothing new afterwards. A file that changed underneath in a
-        way that is not an append is reloaded.
+        On the open session the edit is written here, through the window's ``Session``: the entries core
+        read while appending (the agent's, and ours) go out with the change, since the window's file
+        watcher will find nothing new afterwards; a file that changed underneath in a way that is not an
+        append is reloaded. Another session's edit is written in a worker: True means it was started, and
+        ``refused`` is called if it is refused when it comes.
         """
         from core.errors import PrimeSessionsError, SessionChangedError
-        from core.writing import SetName
 
         context = self._context
-        try:
-            if session is None or session.path != edit.path:  # a session just read for this edit is reused
-                session = self._session_for(edit.path)
-        except PrimeSessionsError as err:
-            self._report(str(err), deferred_errors)
-            return False
-        is_open = session is context.session
+        session = self._open_at(edit.path)
+        if session is None:
+            self._write(edit.description, lambda: write_edit(edit), self._announce, refused, deferred_errors)
+            return True
         before = len(session.entries)
-        ok = False
         try:
             edit.apply(session)
-            ok = True
         except SessionChangedError as err:
             self._report(str(err), deferred_errors)
-            if is_open:
-                entry = self.current_entry()
-                context.open_session(session.path, entry.id if entry else None, reload=True)
+            entry = self.current_entry()
+            context.open_session(session.path, entry.id if entry else None, reload=True)
             return False
         except PrimeSessionsError as err:
             self._report(str(err), deferred_errors)
-        finally:
-            if is_open and len(session.entries) > before:
-                context.entries_appended.emit(session, session.entries[before:])
-        if not ok:
+            if len(session.entries) > before:  # the agent's entries, read while checking
+                read = tuple(session.entries[before:])
+                context.session_changed.emit(
+                    SessionChanged(Change.READ, (session.path,), None, None, session, read)
+                )
             return False
-        if isinstance(edit, SetName):
-            context.session_renamed.emit(edit.path, edit.new)  # shown at once; the refresh confirms it
-        context.refresh_catalogue()  # the list row: name, message count, modified time
-        context.status.showMessage(edit.description, 5000)
-        self.edit_applied.emit(edit)
+        self._announce(edit, session, tuple(session.entries[before:]))
         return True
 
-    def _session_for(self, path: str) -> Session:
-        """The window's session when it is the file at ``path``, else a fresh (checksummed) load."""
-        from core.session import load_session
+    def _announce(
+        self, edit: SetLabel | SetName, session: Session | None = None, appended: tuple[Entry, ...] = ()
+    ) -> None:
+        """Broadcast one written edit (once) and say it in the status line."""
+        from core.writing import SetLabel
 
+        what, entry_id = (Change.LABEL, edit.entry_id) if isinstance(edit, SetLabel) else (Change.NAME, None)
+        self._context.status.showMessage(edit.description, 5000)
+        self._context.session_changed.emit(
+            SessionChanged(what, (edit.path,), entry_id, edit.new, session, appended)
+        )
+
+    def _open_at(self, path: str) -> Session | None:
+        """The window's session when it is the file at ``path`` (absolute), else None."""
         session = self._context.session
-        if session is not None and session.path == path:
-            return session
-        return load_session(path)
+        return session if session is not None and session.path == path else None
+
+    def _write(
+        self,
+        doing: str,
+        work: Callable[[], T],
+        written: Callable[[T], None],
+        refused: Callable[[], None] | None = None,
+        deferred_errors: bool = False,
+    ) -> None:
+        """Run ``work`` (it writes) as a write job; ``written`` gets its result on the GUI thread."""
+        self._context.status.showMessage(doing)
+
+        def failed(error: Exception) -> None:
+            self._report(user_sentence(error), deferred_errors)
+            if refused is not None:
+                refused()
+
+        self._context.runner.start(
+            "edit-write", lambda _task: work(), written, failed, priority=Priority.WRITE
+        )
 
     def label_dialog(self) -> None:
         """Ask for the selected entry's label in a small dialog (empty clears it)."""
@@ -413,7 +430,7 @@ class EditingController(QObject):
 
             return str(fork_session(load_session(path), at))
 
-        self._write_new("Forking", work, at)
+        self._write_new("Forking…", work, at)
 
     def clone_session(self) -> None:
         """Write a copy of the session (new id, ``parentSession`` set) beside it, then open it."""
@@ -441,22 +458,14 @@ class EditingController(QObject):
 
             return str(clone_session(load_session(path), cwd=cwd))
 
-        self._write_new("Cloning", work, None)
+        self._write_new("Cloning…", work, None)
 
     def _write_new(self, doing: str, work: Callable[[], str], entry_id: str | None) -> None:
-        context = self._context
-        context.status.showMessage(f"{doing}…")
-
         def written(new_path: str) -> None:
-            context.status.showMessage(f"Wrote {new_path}", 5000)
-            context.open_session(new_path, entry_id)
-            context.refresh_catalogue()
-            self.session_created.emit(new_path)
+            self._context.status.showMessage(f"Wrote {new_path}", 5000)
+            self._context.session_changed.emit(SessionChanged(Change.CREATED, (new_path,), entry_id))
 
-        def failed(error: Exception) -> None:
-            self._report(user_sentence(error))
-
-        context.runner.start("edit-new-file", lambda _task: work(), written, failed)
+        self._write(doing, work, written)
 
     # ------------------------------------------------------------------ trash
     def trash_selected(self) -> None:
@@ -485,13 +494,11 @@ class EditingController(QObject):
         results = trash_sessions(paths)
         gone = {r.path for r in results if r.ok}
         if gone:
-            self._context.sessions_trashed.emit(sorted(gone))
-            self._context.refresh_catalogue()
             count = len(gone)
             self._context.status.showMessage(
                 f"Moved {count} {'session' if count == 1 else 'sessions'} to the trash", 5000
             )
-            self.sessions_trashed.emit(sorted(gone))
+            self._context.session_changed.emit(SessionChanged(Change.TRASHED, tuple(sorted(gone))))
         errors = [r.error for r in results if r.error]
         if errors:
             self._report(" ".join(errors))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QCheckBox
 
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
+from gui.scheduling import Priority
 from gui.widgets.message_view import MessageView
 
 if TYPE_CHECKING:
@@ -124,7 +125,11 @@ class MessagePaneController(QObject):
             status.showMessage(user_sentence(error))
 
         self._context.runner.start(
-            "context", lambda _task: _context_messages(session, entry_id), built, failed
+            "context",
+            lambda _task: _context_messages(session, entry_id),
+            built,
+            failed,
+            priority=Priority.FOREGROUND,
         )
 
     def _on_view_action(self, verb: str, key: str) -> None:

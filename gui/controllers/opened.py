@@ -13,7 +13,7 @@ import gc
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
@@ -21,12 +21,12 @@ from PySide6.QtWidgets import QTreeView
 
 from core.visible import next_user_message, sibling_branch
 from gui.actions import ActionRegistry
-from gui.controllers.context import OpenRequest, WindowContext
+from gui.controllers.context import Change, OpenRequest, SessionChanged, WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
+from gui.scheduling import Priority
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
 from gui.widgets.panes import FilterModeBox
-from gui.workers import hold_foreground, release_foreground
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
@@ -98,7 +98,7 @@ class OpenSessionController(QObject):
         filter_mode.mode_changed.connect(self._on_filter_mode_changed)
         context.open_requested.connect(self._on_open_requested)
         context.reveal_requested.connect(self.reveal_entry)
-        context.entries_appended.connect(self._on_entries_appended)
+        context.session_changed.connect(self._on_session_changed)
         self._add_go_actions(actions)
 
     def _add_go_actions(self, actions: ActionRegistry) -> None:
@@ -166,7 +166,13 @@ class OpenSessionController(QObject):
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
-        self._context.runner.start("load", lambda _task: load(path, mode), self._on_loaded, self._on_failed)
+        self._context.runner.start(
+            "load",
+            lambda _task: load(path, mode),
+            self._on_loaded,
+            self._on_failed,
+            priority=Priority.FOREGROUND,
+        )
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""
@@ -256,7 +262,8 @@ class OpenSessionController(QObject):
         """
         if hold != self._holding:
             self._holding = hold
-            (hold_foreground if hold else release_foreground)()
+            scheduler = self._context.scheduler
+            (scheduler.hold_foreground if hold else scheduler.release_foreground)()
 
     def _finish_load(self, session: Session) -> None:
         if session is not self._session:
@@ -349,10 +356,12 @@ class OpenSessionController(QObject):
             self._context.refresh_catalogue()  # the list row's message count and modified time
         self._context.session_updated.emit(result)
 
-    def _on_entries_appended(self, session: Session, entries: Iterable[Entry]) -> None:
-        """Entries an edit appended through the open session (the watcher will find nothing new)."""
-        if session is self._session:
-            self._tree_model.append_entries(entries)
+    def _on_session_changed(self, change: SessionChanged) -> None:
+        """An edit: entries it read into the open session go into the tree; a new session is shown."""
+        if change.session is self._session and change.appended:
+            self._tree_model.append_entries(change.appended)  # the watcher will find nothing new
+        if change.what is Change.CREATED:
+            self.open(change.path, entry_id=change.entry_id)
 
     def clear(self) -> None:
         """Show no session: another folder is listed (the tree, Problems panel and file watch reset)."""

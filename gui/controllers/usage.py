@@ -29,6 +29,7 @@ from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.usage_figures import TOP_SESSIONS, UsageFigures, UsageQuery, compute_figures
+from gui.scheduling import Priority
 from gui.widgets.usage_view import UsageWindow
 
 if TYPE_CHECKING:
@@ -209,7 +210,14 @@ class UsageController(QObject):
                 self.window.status.setText(f"Cannot read the usage: {user_sentence(error)}")
             self._again()
 
-        self._context.runner.start("usage", lambda _task: read_figures(folder, roots, query), done, failed)
+        # Foreground: the figures of a window the user opened, or of the filters just chosen there.
+        self._context.runner.start(
+            "usage",
+            lambda _task: read_figures(folder, roots, query),
+            done,
+            failed,
+            priority=Priority.FOREGROUND,
+        )
 
     def _again(self) -> None:
         if self._pending:
@@ -260,7 +268,9 @@ class UsageController(QObject):
             self._header.show()
             self.session_usage_shown.emit(usage)
 
-        self._context.runner.start("session-usage", lambda _task: session_usage(session), done)
+        self._context.runner.start(
+            "session-usage", lambda _task: session_usage(session), done, priority=Priority.BACKGROUND
+        )
 
     def _on_session_closed(self) -> None:
         self._context.runner.cancel("session-usage")

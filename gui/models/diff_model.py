@@ -206,7 +206,8 @@ class DiffModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ private
     def _item(self, index: ModelIndex) -> _Item:
-        return index.internalPointer()
+        item: _Item = index.internalPointer()  # every index this model makes points at its _Item
+        return item
 
     def _rebuild(self) -> None:
         self._html.clear()

@@ -171,7 +171,7 @@ class SessionListModel(QAbstractTableModel):
         self._row_of: dict[str, int] = {}
         self._rows, self._row_of = self._dedupe(summaries)
         # path -> (summary, key per column, each worked out when first sorted by: 20,000 at start)
-        self._sort_keys: dict[str, tuple[SessionSummary, list]] = {}
+        self._sort_keys: dict[str, tuple[SessionSummary, list[str | int | float]]] = {}
         self._order: tuple[int, Qt.SortOrder] | None = None  # (column, order) of the last sort()
         self._threaded = False
         self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (threaded mode)

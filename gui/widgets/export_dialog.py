@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from core.export import ExportOptions
 from gui.errors import user_sentence
+from gui.scheduling import Priority
 from gui.settings import app_settings, last_export_folder, remember_export_folder
 
 if TYPE_CHECKING:
@@ -419,7 +420,13 @@ class ExportDialog(QDialog):
         def failed(error: Exception) -> None:
             self.preview_label.setText(user_sentence(error))
 
-        self.runner.start("export-preview", lambda _task: preview_counts(request), shown, failed)
+        self.runner.start(
+            "export-preview",
+            lambda _task: preview_counts(request),
+            shown,
+            failed,
+            priority=Priority.FOREGROUND,
+        )
 
     def browse(self) -> None:
         """Pick the file to write (the overwrite question comes from the export itself)."""
@@ -487,7 +494,8 @@ class ExportDialog(QDialog):
         def work(task: TaskContext) -> tuple[str, int, Counter[str]]:
             return run_export(request, task.progress, task.cancel_event)
 
-        self.runner.start("export", work, done, failed, self._show_progress)
+        # Foreground, not a write: the user waits for it, it can be cancelled, and its file is written whole.
+        self.runner.start("export", work, done, failed, self._show_progress, priority=Priority.FOREGROUND)
 
     def _show_progress(self, stage: str, done: int, total: int) -> None:
         if stage == "layout":

@@ -208,7 +208,8 @@ class SearchPanel(QWidget):
     def hit_at(self, row: int) -> Hit | None:
         """The hit shown in ``row``."""
         item = self.results.item(row)
-        return item.data(HIT_ROLE) if item is not None else None
+        hit: Hit | None = item.data(HIT_ROLE) if item is not None else None  # set_hits stores each row's Hit
+        return hit
 
     def clear_hits(self) -> None:
         """Show nothing."""

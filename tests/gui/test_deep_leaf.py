@@ -8,7 +8,6 @@ import orjson
 from PySide6.QtCore import QModelIndex
 
 from gui.controllers import opened
-from gui.workers import _Foreground
 from tests.gui.windows import TIMEOUT, current_entry_id, make_window
 
 LEVELS = 3 * opened._EXPAND_AT_ONCE  # more branch points above the leaf than are expanded in one go
@@ -81,20 +80,20 @@ def test_background_passes_wait_until_the_session_is_shown_not_just_read(qtbot, 
     held: list[int] = []
     window.opened._select_loaded = (  # type: ignore[method-assign]
         lambda session, _original=window.opened._select_loaded: (
-            held.append(_Foreground.running),
+            held.append(window.scheduler.foreground_held),
             _original(session),
         )
     )
     with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.opened.open(path)
     assert held == [1]  # the load's worker had ended; the hold still stood while the tree opened
-    assert _Foreground.running == 0
+    assert window.scheduler.foreground_held == 0
     window.opened.open(tmp_path / "missing.jsonl")  # fails: the hold ends with it
     qtbot.waitUntil(lambda: window.opened.load_error is not None, timeout=TIMEOUT)
-    assert _Foreground.running == 0
+    assert window.scheduler.foreground_held == 0
     again = path.with_name("again.jsonl")
     again.write_bytes(path.read_bytes())
     window.opened.open(again)
-    assert _Foreground.running == 1
+    assert window.scheduler.foreground_held == 1
     window.close()  # while it loads
-    assert _Foreground.running == 0
+    assert window.scheduler.foreground_held == 0

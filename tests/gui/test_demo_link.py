@@ -57,9 +57,9 @@ def test_label_rename_fork_and_trash_on_the_demo_leave_the_shipped_files_unchang
     assert window.editing.set_label(TARGET, "tried in the demo")
     assert window.editing.rename(str(linear), "Renamed in the demo")
     assert window.opened.reveal_entry(TARGET)  # fork at the entry just labelled
-    with qtbot.waitSignal(window.editing.session_created, timeout=TIMEOUT) as created:
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT) as created:
         window.editing.fork_action.trigger()
-    assert Path(created.args[0]).parent == copy
+    assert Path(created.args[0].path).parent == copy
 
     qtbot.waitUntil(lambda: window.list_model.row_of(str(branched)) >= 0, timeout=TIMEOUT)
     proxy = window.proxy
@@ -69,7 +69,7 @@ def test_label_rename_fork_and_trash_on_the_demo_leave_the_shipped_files_unchang
     assert window.editing.selected_paths() == [str(branched)]
     data = branched.read_bytes()
     monkeypatch.setattr(QMessageBox, "question", lambda *_args: QMessageBox.StandardButton.Yes)
-    with qtbot.waitSignal(window.editing.sessions_trashed, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT):
         window.editing.trash_action.trigger()
     # (send2trash records a file under XDG_DATA_HOME by its path relative to it, which in_trash does not read)
     assert not branched.exists() and (trash_home / "files" / BRANCHED).read_bytes() == data

@@ -174,14 +174,16 @@ def test_rename_inline_in_the_list_and_undo(
         Qt.ItemFlag.ItemIsEditable
     )
     window.table.setCurrentIndex(index)
-    type_into_editor(qtbot, window.table, index, "Renamed in the list")
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT):  # written in a worker
+        type_into_editor(qtbot, window.table, index, "Renamed in the list")
     assert reference(oracle_dir, file)["sessionName"] == "Renamed in the list"
     assert file.read_bytes().startswith(before)
     assert (
         window.proxy.data(window.proxy.index(row_of(window, file), SessionColumn.TITLE))
         == "Renamed in the list"
     )
-    window.editing.stack_for(str(file)).undo()  # that session's stack, open or not
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT):
+        window.editing.stack_for(str(file)).undo()  # that session's stack, open or not
     assert reference(oracle_dir, file)["sessionName"] is None
     assert lines_of(file)[-1]["name"] == ""
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
@@ -248,9 +250,9 @@ def test_clone_and_clone_into_another_project(
     open_session(qtbot, window, file)
     before = file.read_bytes()
     source_ref = reference(oracle_dir, file)
-    with qtbot.waitSignal(window.editing.session_created, timeout=TIMEOUT) as created:
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT) as created:
         window.editing.clone_action.trigger()
-    clone = Path(created.args[0])
+    clone = Path(created.args[0].path)
     qtbot.waitUntil(
         lambda: window.opened.session is not None and window.opened.session.path == str(clone),
         timeout=TIMEOUT,
@@ -266,9 +268,9 @@ def test_clone_and_clone_into_another_project(
     # Once listed, the clone's row becomes the current one; then picking the source's row opens it again.
     qtbot.waitUntil(lambda: window.editing.selected_paths() == [str(clone)], timeout=TIMEOUT)
     open_session(qtbot, window, file)
-    with qtbot.waitSignal(window.editing.session_created, timeout=TIMEOUT) as created:
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT) as created:
         window.editing.clone_into_action.trigger()
-    moved = Path(created.args[0])
+    moved = Path(created.args[0].path)
     header = lines_of(moved)[0]
     assert header["cwd"] == str(project) and header["parentSession"] == str(file)
     assert reference(oracle_dir, moved)["leafId"] == source_ref["leafId"]
@@ -299,7 +301,7 @@ def test_trash_a_multi_selection_after_a_confirmation(
     monkeypatch.setattr(QMessageBox, "question", question)
     window.editing.trash_action.trigger()  # cancelled: nothing happens
     assert all(f.exists() for f in files) and window.list_model.rowCount() == 7
-    with qtbot.waitSignal(window.editing.sessions_trashed, timeout=TIMEOUT):
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT):
         window.editing.trash_action.trigger()
     assert "these 2 sessions" in asked[1]
     for file in files:

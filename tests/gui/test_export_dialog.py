@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QMenu
 
 from core.session import load_session
 from gui.main_window import MainWindow
+from gui.scheduling import Scheduler
 from gui.widgets.export_dialog import ExportDialog, counts_text
 from gui.workers import TaskRunner
 from tests.core.test_redact import FAKES, _session
@@ -29,10 +31,10 @@ def secrets_session(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def runner(qtbot) -> TaskRunner:
-    runner = TaskRunner()
-    yield runner
-    runner.shutdown()
+def runner(qtbot) -> Iterator[TaskRunner]:
+    scheduler = Scheduler()
+    yield TaskRunner(scheduler, scheduler)
+    scheduler.close()
 
 
 def _dialog(qtbot, path: Path, runner: TaskRunner, selected: str | None = None) -> ExportDialog:

@@ -19,6 +19,7 @@ from gui.app import main
 from gui.main_window import MainWindow
 from gui.models.roles import Role
 from gui.models.session_list_model import SessionColumn
+from gui.scheduling import Priority
 from gui.settings import APPLICATION, ORGANIZATION
 from gui.workers import TaskContext
 from tests.gui.windows import TIMEOUT, make_window
@@ -171,7 +172,7 @@ def test_closing_cancels_and_waits_for_workers(
         return "late"
 
     results: list[object] = []
-    window.runner.start("slow", slow, results.append)
+    window.runner.start("slow", slow, results.append, priority=Priority.FOREGROUND)
     assert started.wait(TIMEOUT / 1000)
     window.close()
     assert window.runner.closed
@@ -266,14 +267,21 @@ def test_a_first_start_lists_the_newest_session_after_the_first_file_is_read(
 def test_latest_request_wins(qtbot, window: MainWindow) -> None:
     results: list[str] = []
     gate = threading.Event()
-    window.runner.start("test", lambda _task: gate.wait(TIMEOUT / 1000) and "first", results.append)
-    window.runner.start("test", lambda _task: "second", results.append)
+    window.runner.start(
+        "test",
+        lambda _task: gate.wait(TIMEOUT / 1000) and "first",
+        results.append,
+        priority=Priority.FOREGROUND,
+    )
+    window.runner.start("test", lambda _task: "second", results.append, priority=Priority.FOREGROUND)
     gate.set()
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
     assert results == ["second"]
 
     failures: list[Exception] = []
-    window.runner.start("test", lambda _task: 1 / 0, results.append, failures.append)
+    window.runner.start(
+        "test", lambda _task: 1 / 0, results.append, failures.append, priority=Priority.FOREGROUND
+    )
     qtbot.waitUntil(lambda: bool(failures), timeout=TIMEOUT)
     assert isinstance(failures[0], ZeroDivisionError)  # the exception itself, for gui.errors.user_sentence
 

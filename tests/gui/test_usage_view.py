@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -17,7 +17,7 @@ from gui.main_window import MainWindow
 from gui.models.usage_figures import UsageQuery, compute_figures, preset_range, summary_cards
 from gui.models.usage_tables import UsageTableModel
 from gui.widgets.usage_view import UsageWindow
-from tests.gui.windows import TIMEOUT, open_session
+from tests.gui.windows import TIMEOUT, open_session, run_posted
 from tests.helpers import append_entries
 
 DEMO_LAST_DAY = date(2026, 3, 6)  # the demo sessions' last day of usage
@@ -282,9 +282,11 @@ def test_the_window_is_made_in_parts_and_shown_whole(qtbot, window: MainWindow) 
 
 def test_a_window_closing_while_the_usage_window_is_made_stops_it(qtbot, window: MainWindow) -> None:
     usage = window.usage.show_window()
+    built_after_close: list[bool] = []
     window.usage.close()  # the main window closes before the Usage window is whole
-    qtbot.wait(200)
-    assert not usage.isVisible()
+    usage.build_part = lambda: built_after_close.append(True) or False  # type: ignore[method-assign]
+    run_posted(qtbot, usage)  # the next step of the making, posted before, has run: it made nothing more
+    assert built_after_close == [] and not usage.built and not usage.isVisible()
 
 
 def test_the_figures_are_asked_for_once_the_window_has_painted(qtbot, window: MainWindow) -> None:
@@ -318,5 +320,22 @@ def test_a_window_that_is_never_painted_still_asks_for_its_figures(qtbot) -> Non
     called: list[int] = []
     usage.after_paint(lambda: called.append(1))  # hidden: no paint comes
     qtbot.waitUntil(lambda: called == [1], timeout=2000)
-    qtbot.wait(300)
-    assert called == [1]  # once
+    # Once: the fallback timer is stopped, and a paint now (which would post the call) calls nothing.
+    assert not usage._paint_fallback.isActive()
+    paints = _Paints()
+    usage.installEventFilter(paints)
+    usage.show()
+    qtbot.waitUntil(lambda: paints.count > 0, timeout=TIMEOUT)
+    run_posted(qtbot, usage)  # what the paint posted has run
+    assert called == [1]
+
+
+class _Paints(QObject):
+    """Counts the paint events of the widget it filters."""
+
+    count = 0
+
+    def eventFilter(self, _obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False

@@ -114,7 +114,8 @@ def test_a_rename_of_a_session_that_is_not_open_goes_on_its_own_stack(
     qtbot, window: MainWindow, sessions: Path
 ) -> None:
     open_session(qtbot, window, sessions / LINEAR)
-    assert window.editing.rename(str(sessions / BRANCHED), "Renamed from the list")
+    with qtbot.waitSignal(window.context.session_changed, timeout=TIMEOUT):  # written in a worker
+        assert window.editing.rename(str(sessions / BRANCHED), "Renamed from the list")
     assert window.editing.undo_stack.count() == 0  # the open session's Undo does not name it
     assert window.editing.stack_for(str(sessions / BRANCHED)).count() == 1
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QObject, QTimer, Signal
+
 from gui.main_window import MainWindow
 
 TIMEOUT = 30_000  # ms; generous, the machines are shared
@@ -29,3 +31,18 @@ def current_entry_id(window: MainWindow) -> str | None:
     """The id of the entry selected in the branch tree."""
     entry = window.tree_model.entry_for_index(window.tree.currentIndex())
     return entry.id if entry is not None else None
+
+
+class _Marker(QObject):
+    reached = Signal()
+
+
+def run_posted(qtbot: Any, receiver: QObject) -> None:
+    """Wait until every call already posted to the GUI thread (queued calls, zero-time single shots) has run.
+
+    A zero-time single shot is a posted call, and posted calls run in the order they were posted: one posted
+    now runs after all of them.
+    """
+    marker = _Marker()
+    with qtbot.waitSignal(marker.reached, timeout=TIMEOUT):
+        QTimer.singleShot(0, receiver, marker.reached.emit)
