@@ -22,6 +22,7 @@ The page is made of :mod:`core.export.page` (the shell, policy and assets), :mod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -118,7 +119,7 @@ class HtmlRenderer(MarkdownRenderer):
         """An ``<img>``."""
         return f'<p><img class="shot" src="{esc(target)}" alt="image {index + 1}" loading="lazy"></p>'
 
-    def heading(self, title: str, entry: Entry, moment: object, facts: list[str]) -> str:
+    def heading(self, title: str, entry: Entry, moment: object, facts: Sequence[str]) -> str:
         """``<h3>`` with the title, facts, time and a deep link."""
         parts = self.heading_parts(title, moment, facts)
         parts[0] = f"<b>{parts[0]}</b>"

@@ -223,9 +223,14 @@ class MarkdownRenderer(MarkdownMarkup):
             head = self.line(self.inline(made.line), made.moment)
             blocks = made.blocks[1:]
         else:
-            head = self.heading(made.title, made.entry, made.moment, list(made.facts))
+            head = self.heading(made.title, made.entry, made.moment, made.facts)
             blocks = made.blocks
-        return head + "".join(self.block(b) for b in blocks)
+        parts = [head]
+        for block in blocks:  # self.block, inlined: a card has a few blocks, an export 10,000 cards
+            method = _BLOCKS.get(type(block))
+            if method is not None:
+                parts.append(method(self, block))
+        return "".join(parts)
 
     def block(self, block: Block) -> str:
         """One block of a card (``""`` for one the options leave out)."""

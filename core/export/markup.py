@@ -8,6 +8,7 @@ show the same content, the content the message view shows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.export.common import ExportOptions, ImageSink, code_span, fence, md_inline, utc_time
@@ -87,11 +88,11 @@ class MarkdownMarkup:
         """An image, by data URI or relative path."""
         return f"![image {index + 1}]({target})\n\n"
 
-    def heading(self, title: str, entry: Entry, moment: object, facts: list[str]) -> str:
+    def heading(self, title: str, entry: Entry, moment: object, facts: Sequence[str]) -> str:
         """``### Title · facts · time`` followed by a blank line."""
         return "### " + " · ".join(self.heading_parts(title, moment, facts)) + "\n\n"
 
-    def heading_parts(self, title: str, moment: object, facts: list[str]) -> list[str]:
+    def heading_parts(self, title: str, moment: object, facts: Sequence[str]) -> list[str]:
         """The title, the facts (a model, a tool name) and the time, each formatted."""
         parts = [self.esc(title), *(self.esc(fact) for fact in facts if fact)]
         when = utc_time(moment)

@@ -54,9 +54,11 @@ from core.session.vocabulary import (
     ASSISTANT,
     STOP_ABORTED,
     STOP_DEFERRED,
+    STOP_END,
     STOP_ERROR,
     STOP_LENGTH,
     STOP_PENDING,
+    STOP_TOOL_USE,
     SYSTEM,
     TEXT_BLOCK,
     THINKING_BLOCK,
@@ -269,22 +271,28 @@ class AssistantKind(Kind):
         if usage:
             facts.append(usage)
         blocks: list[Block] = []
+        looked = results is not None
         for index, (block, image_index) in enumerate(numbered_blocks(message.get("content"))):
             kind = block.get("type")
-            if kind == THINKING_BLOCK:
+            if kind == TOOL_CALL_BLOCK:
+                call_id = block.get("id")
+                result = results.get(call_id) if looked and isinstance(call_id, str) else None  # type: ignore[union-attr]
+                result_notes = _result_notes(notes, call_id) if notes is not None else []
+                blocks.append(tool_call(entry, index, block, result, looked, result_notes))
+            elif kind == THINKING_BLOCK:
                 text = as_text(block.get("thinking")).replace("\r\n", "\n")
                 redacted = block.get("redacted") is True
                 if text.strip() or redacted:
                     blocks.append(Thinking(text, redacted, fold_key(entry.id, "thinking", index)))
-            elif kind == TOOL_CALL_BLOCK:
-                call_id = block.get("id")
-                result = results.get(call_id) if results is not None and isinstance(call_id, str) else None
-                result_notes = _result_notes(notes, call_id)
-                blocks.append(tool_call(entry, index, block, result, results is not None, result_notes))
             else:
                 blocks.extend(content_part(block, image_index, entry.id))
-        blocks.extend(_stop_blocks(message))
-        return self.heading_card(entry, blocks, facts, message.get("timestamp"))._replace(model=name or "")
+        if message.get("stopReason") not in _PLAIN_STOPS or "errorMessage" in message:
+            blocks.extend(_stop_blocks(message))
+        return self.heading_card(entry, blocks, facts, message.get("timestamp"), model=name or "")
+
+
+# How most replies end: with nothing to say about it (the others get a line, see _stop_blocks).
+_PLAIN_STOPS = frozenset({STOP_END, STOP_TOOL_USE})
 
 
 def _stop_blocks(message: dict[str, object]) -> list[Block]:

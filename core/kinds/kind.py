@@ -138,6 +138,7 @@ class Kind:
         facts: tuple[str, ...] | list[str] = (),
         moment: object = None,
         title: str | None = None,
+        model: str = "",
     ) -> Card:
         """A card with a heading (the title, ``facts`` and the time) above ``blocks``.
 
@@ -147,6 +148,7 @@ class Kind:
             facts: what the heading says besides the title and time.
             moment: a message's own ms timestamp (``message.timestamp``); the entry's time when absent.
             title: the heading's title; the kind's :attr:`title` when None.
+            model: the model that wrote it (an assistant reply), else ``""``.
         """
         return Card(
             entry,
@@ -156,6 +158,8 @@ class Kind:
             tuple(facts),
             _moment(moment, entry),
             tuple(blocks),
+            None,
+            model,
         )
 
     def line_card(self, entry: Entry, line: Inline, blocks: tuple[Block, ...] = ()) -> Card:

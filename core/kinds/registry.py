@@ -109,13 +109,18 @@ def _claims(attribute: str) -> dict[str, Kind]:
 
 _BY_TYPE = _claims("types")
 _BY_ROLE = _claims("roles")
+# The lookup kind_of makes for an entry without a role: its type's kind, and a message that has no
+# role (no message object, or a role that is not text) is a message of an unknown role.
+_WITHOUT_ROLE = {**_BY_TYPE, MESSAGE: UNKNOWN_MESSAGE}
 
 
 def kind_of(entry: Entry) -> Kind:
     """The kind of an entry: by its role for a message, else by its type (variant spellings included)."""
-    if entry.kind == MESSAGE:
-        return _BY_ROLE.get(entry.role or "", UNKNOWN_MESSAGE)
-    found = _BY_TYPE.get(entry.kind)
+    # Asked several times of every entry an export or a catalogue pass touches: one lookup when it can.
+    role = entry.role  # only a message entry has one
+    if role is not None:
+        return _BY_ROLE.get(role, UNKNOWN_MESSAGE)
+    found = _WITHOUT_ROLE.get(entry.kind)
     return found if found is not None else _BY_TYPE.get(entry.type, GENERIC)
 
 

@@ -52,24 +52,38 @@ def usage_text(usage: object) -> str:
     """
     if not isinstance(usage, dict):
         return ""
+    # Every assistant card's heading says this: the loop is written out, a dict lookup and a type test
+    # per counter, as as_number would do them.
     parts = []
-    for key, label in (
-        ("input", "in"),
-        ("output", "out"),
-        ("cacheRead", "cache read"),
-        ("cacheWrite", "cache write"),
-    ):
-        value = as_number(usage.get(key))
-        if value is not None and (value or key in ("input", "output")):
-            part = f"{short_tokens(value)} {label}"
-            reasoning = as_number(usage.get("reasoning")) if key == "output" else None
-            if reasoning:  # a subset of the output, reported by some providers only
-                part += f" ({short_tokens(reasoning)} reasoning)"
-            parts.append(part)
-    total = as_number(as_dict(usage.get("cost")).get("total"))
+    value = _number(usage.get("input"))
+    if value is not None:
+        parts.append(f"{short_tokens(value)} in")
+    value = _number(usage.get("output"))
+    if value is not None:
+        reasoning = _number(usage.get("reasoning"))
+        if reasoning:  # a subset of the output, reported by some providers only
+            parts.append(f"{short_tokens(value)} out ({short_tokens(reasoning)} reasoning)")
+        else:
+            parts.append(f"{short_tokens(value)} out")
+    value = _number(usage.get("cacheRead"))
+    if value:
+        parts.append(f"{short_tokens(value)} cache read")
+    value = _number(usage.get("cacheWrite"))
+    if value:
+        parts.append(f"{short_tokens(value)} cache write")
+    cost = usage.get("cost")
+    total = _number(cost.get("total")) if type(cost) is dict else None
     if total is not None:
         parts.append(short_cost(total))
     return " · ".join(parts)
+
+
+def _number(value: object) -> float | int | None:
+    """:func:`~core.session.content.as_number` without the float conversion (a count stays an int)."""
+    kind = type(value)
+    if kind is int or (kind is float and value == value):
+        return value  # type: ignore[return-value]  # an int or a float, as tested
+    return None
 
 
 def model_change_name(body: Body) -> str:

@@ -53,6 +53,8 @@ TOOL_CALL_BLOCK: Final = "toolCall"
 IMAGE_BLOCK: Final = "image"
 
 # ----------------------------------------------------------------- stop reasons (``message.stopReason``)
+STOP_END: Final = "stop"
+STOP_TOOL_USE: Final = "toolUse"
 STOP_ABORTED: Final = "aborted"
 STOP_ERROR: Final = "error"
 STOP_LENGTH: Final = "length"

@@ -61,7 +61,9 @@ def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | flo
     assistant message replaces that message's own usage, as the reference does.
     """
     items = list(entries)
-    extra = _body_usage(session, [e for e in items if may_record_usage(e)])
+    in_bodies = [e for e in items if not isinstance(e.info, AssistantInfo) and kind_of(e).usage_in_body]
+    extra = _body_usage(session, in_bodies)
+    counted = {id(e) for e in in_bodies}  # summed below in file order, with the assistants' figures
     tokens: int | float = 0
     cost = 0.0
     # Keyed by the ids the entries have here: the session maps a legacy file's written ids already.
@@ -77,7 +79,7 @@ def entries_usage(session: Session, entries: Iterable[Entry]) -> tuple[int | flo
             else:
                 tokens += info.tokens
                 cost += info.cost
-        elif may_record_usage(entry):
+        elif id(entry) in counted:
             _entry, entry_tokens, entry_cost = extra[entry.line]
             tokens += entry_tokens
             cost += entry_cost
