@@ -33,7 +33,8 @@ def short_tokens(value: float | None) -> str:
     if value is None:
         return "?"
     if value < 1000:
-        return f"{value:g}"
+        # An int needs no float formatting (every assistant heading says four of these).
+        return str(value) if type(value) is int and value >= 0 else f"{value:g}"
     if value < 10_000:
         return f"{value / 1000:.1f}k"
     if value < 1_000_000:

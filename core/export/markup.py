@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.export.common import ExportOptions, ImageSink, code_span, fence, md_inline, utc_time
+from core.render.highlight import language_of
 
 if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry
 
-__all__ = ["MarkdownMarkup", "language_of"]
+__all__ = ["MarkdownMarkup"]
 
 
 class MarkdownMarkup:
@@ -141,42 +142,3 @@ class MarkdownMarkup:
     def entry_box(self, entry: Entry, family: str, inner: str) -> str:
         """What wraps one entry (nothing in Markdown)."""
         return inner
-
-
-_LANGUAGES = {
-    "py": "python",
-    "js": "javascript",
-    "mjs": "javascript",
-    "ts": "typescript",
-    "tsx": "tsx",
-    "jsx": "jsx",
-    "rs": "rust",
-    "go": "go",
-    "rb": "ruby",
-    "java": "java",
-    "c": "c",
-    "h": "c",
-    "cpp": "cpp",
-    "cs": "csharp",
-    "sh": "sh",
-    "bash": "bash",
-    "json": "json",
-    "yml": "yaml",
-    "yaml": "yaml",
-    "toml": "toml",
-    "md": "markdown",
-    "html": "html",
-    "css": "css",
-    "sql": "sql",
-    "kt": "kotlin",
-    "swift": "swift",
-    "php": "php",
-}
-
-
-def language_of(path: str) -> str:
-    """A fence language for a file path (by extension), ``""`` when unknown."""
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    if "." not in base:
-        return ""
-    return _LANGUAGES.get(base.rsplit(".", 1)[-1].lower(), "")

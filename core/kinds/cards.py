@@ -52,6 +52,8 @@ def card(
         made = kind.card(entry, source, results, notes)
     except RecursionError:  # a pathologically nested value
         made = kind.heading_card(entry, (Para(("(nested too deeply to show)",), NOTE),))
+    if notes is None and not label:
+        return made  # most entries: nobody says anything about them
     before = note_blocks(notes)
     after = (Para(("Label: ", bold(label)), NOTE),) if label else ()
     if before or after:

@@ -42,6 +42,7 @@ from core.session.content import (
     as_dict,
     as_number,
     as_text,
+    is_image_block,
     joined_text,
     message_of,
     message_text,
@@ -69,6 +70,8 @@ __all__ = [
     "tool_head",
 ]
 
+# The fields a tool result's run facts are made from (pi 1.6's; pi 0.73's results have none of them).
+_RUN_FACT_FIELDS = frozenset({"durationMs", "usage", "nestedCalls"})
 # Tools whose head says everything about the call (no arguments shown).
 _SEARCH_TOOLS = ("grep", "find")
 _EDIT, _WRITE, _READ, _BASH, _LS = "edit", "write", "read", "bash", "ls"
@@ -87,15 +90,27 @@ def tool_call(
         looked: a result was looked for (then its absence is said).
         notes: what other entries say about the result (a later context edit), as blocks.
     """
-    name = as_text(block.get("name")) or "tool"
-    args = as_dict(block.get("arguments"))
-    key = fold_key(entry.id, "tool", index)
-    message = message_of(result) if isinstance(result, dict) else {}
+    # Every call of every assistant message comes here: the lenient readers (as_text, as_dict...) are
+    # written out as type tests, a tenth of the export's time went to calling them.
+    name = block.get("name")
+    if type(name) is not str or not name:
+        name = "tool"
+    args = block.get("arguments")
+    if type(args) is not dict:
+        args = {}
+    key = f"{entry.id}/tool/{index}"  # fold_key(entry.id, "tool", index)
+    message = result.get("message") if type(result) is dict else None
+    if type(message) is not dict:
+        message = {}
     error = message.get("isError") is True
-    path = as_text(args.get("path")) or as_text(args.get("file_path"))
+    path = args.get("path")
+    if type(path) is not str or not path:
+        path = as_text(args.get("file_path"))
     # The tool's own diff (with context lines) once the edit succeeded; what was asked for otherwise.
-    details_diff = as_text(as_dict(message.get("details")).get("diff"))
-    done_diff = details_diff if result is not None and not error else ""
+    details = message.get("details")
+    done_diff = details.get("diff") if type(details) is dict and result is not None and not error else ""
+    if type(done_diff) is not str:
+        done_diff = ""
     blocks = call_blocks(name, block, key, path, done_diff)
     shown: Result | None = None
     if result is not None:
@@ -145,15 +160,7 @@ def call_blocks(name: str, block: dict[str, object], key: str, path: str, done_d
 
 def tool_head(name: str, args: dict[str, object]) -> Inline:
     """``read path:10-40``, ``edit path``, ``grep pattern in path``...: the first line of a tool call."""
-
-    def arg(*keys: str) -> str:
-        for k in keys:
-            value = args.get(k)
-            if isinstance(value, str | int | float) and not isinstance(value, bool):
-                return str(value)
-        return ""
-
-    path = arg("path", "file_path")
+    path = _arg(args, "path", "file_path")
     if name == _READ:
         offset, limit = as_number(args.get("offset")), as_number(args.get("limit"))
         where = path
@@ -165,16 +172,25 @@ def tool_head(name: str, args: dict[str, object]) -> Inline:
     if name in (_EDIT, _WRITE):
         return (bold(name), " ", code(path))
     if name in _SEARCH_TOOLS:
-        head: list[str | Span] = [bold(name), " ", code(arg("pattern", "query"))]
+        head: list[str | Span] = [bold(name), " ", code(_arg(args, "pattern", "query"))]
         if path:
             head += [" in ", code(path)]
-        glob = arg("glob")
+        glob = _arg(args, "glob")
         if glob:
             head.append(f" ({glob})")
         return tuple(head)
     if name == _LS:
         return (bold(_LS), " ", code(path or "."))
     return (bold(name),)
+
+
+def _arg(args: dict[str, object], *keys: str) -> str:
+    """The first of ``keys`` whose value is a string or a number, as text; ``""`` when none is."""
+    for k in keys:
+        value = args.get(k)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return str(value)
+    return ""
 
 
 def result_blocks(
@@ -197,18 +213,23 @@ def result_blocks(
     """
     error = message.get("isError") is True
     parts: list[Block] = []
-    diff = as_text(as_dict(message.get("details")).get("diff"))
-    if diff and not skip_diff:
-        parts.append(Diff(diff, key + "/diff"))
-    text = joined_text(message.get("content"))
+    details = message.get("details")
+    if not skip_diff and type(details) is dict:
+        diff = details.get("diff")
+        if type(diff) is str and diff:
+            parts.append(Diff(diff, key + "/diff"))
+    content = message.get("content")
+    text = joined_text(content)
     if text and read_path is not None:
         parts.append(Code(text, "", read_path, key))
     elif text:
         parts.append(Output(text, key, ERROR if error else NOTE if quiet else ""))
-    for block, image_index in numbered_blocks(message.get("content")):
-        if image_index >= 0:
-            parts.extend(content_part(block, image_index, owner))
-    parts.extend(run_facts(message))
+    if isinstance(content, list) and any(is_image_block(block) for block in content):
+        for block, image_index in numbered_blocks(content):  # screenshots a tool returned
+            if image_index >= 0:
+                parts.extend(content_part(block, image_index, owner))
+    if not _RUN_FACT_FIELDS.isdisjoint(message):
+        parts.extend(run_facts(message))
     if not parts:
         parts.append(Para(("(no output)",), NOTE))
     return parts

@@ -43,6 +43,11 @@ _STOP_NOTES = {
 }
 
 
+# The fields the facts below are made from: a message with none of them has none.
+_ASSISTANT_FACTS = frozenset({"responseModel", "thinkingLevel", "providerThinkingLevel", "durationMs"})
+_RUN_FACTS = frozenset({"durationMs", "usage", "nestedCalls"})
+
+
 def usage_text(usage: object) -> str:
     """``400 in · 20 out (8 reasoning) · 3.6k cache read · 4.0k cache write · $0.0176`` (zero parts left out).
 
@@ -52,24 +57,25 @@ def usage_text(usage: object) -> str:
     """
     if not isinstance(usage, dict):
         return ""
-    # Every assistant card's heading says this: the loop is written out, a dict lookup and a type test
-    # per counter, as as_number would do them.
+    # Every assistant card's heading says this: written out, a dict lookup and a type test per counter
+    # (as_number's, without its call; a float that is NaN is no number).
     parts = []
-    value = _number(usage.get("input"))
-    if value is not None:
+    value = usage.get("input")
+    if type(value) is int or (type(value) is float and value == value):
         parts.append(f"{short_tokens(value)} in")
-    value = _number(usage.get("output"))
-    if value is not None:
-        reasoning = _number(usage.get("reasoning"))
-        if reasoning:  # a subset of the output, reported by some providers only
+    value = usage.get("output")
+    if type(value) is int or (type(value) is float and value == value):
+        reasoning = usage.get("reasoning")
+        if (type(reasoning) is int or type(reasoning) is float) and reasoning and reasoning == reasoning:
+            # a subset of the output, reported by some providers only
             parts.append(f"{short_tokens(value)} out ({short_tokens(reasoning)} reasoning)")
         else:
             parts.append(f"{short_tokens(value)} out")
-    value = _number(usage.get("cacheRead"))
-    if value:
+    value = usage.get("cacheRead")
+    if (type(value) is int or type(value) is float) and value and value == value:
         parts.append(f"{short_tokens(value)} cache read")
-    value = _number(usage.get("cacheWrite"))
-    if value:
+    value = usage.get("cacheWrite")
+    if (type(value) is int or type(value) is float) and value and value == value:
         parts.append(f"{short_tokens(value)} cache write")
     cost = usage.get("cost")
     total = _number(cost.get("total")) if type(cost) is dict else None
@@ -112,6 +118,8 @@ def assistant_facts(message: dict[str, object]) -> list[str]:
         Parts such as ``answered by claude-opus-4-5-20251101`` (when the provider reports another
         model than the one asked for), ``thinking high`` and ``took 4.2 s``, in that order.
     """
+    if not _ASSISTANT_FACTS.intersection(message):  # most replies (pi 0.73 writes none of these)
+        return []
     facts = []
     model, answered = as_text(message.get("model")), as_text(message.get("responseModel"))
     if answered and answered != model:
@@ -132,6 +140,8 @@ def stop_note(stop: object) -> str:
 
 def tool_run_facts(message: dict[str, object]) -> list[str]:
     """How a tool ran: ``took 1.2 s``, ``tool usage 200 in · 10 out · $0.0010``, ``3 nested calls``."""
+    if not _RUN_FACTS.intersection(message):  # pi 0.73's results say none of it
+        return []
     facts = []
     took = as_number(message.get("durationMs"))
     if took is not None:

@@ -149,6 +149,7 @@ def _cmark(text: str, options: int) -> str:
     from cmarkgfm import _cmark as compiled
 
     ffi, lib = compiled.ffi, compiled.lib
+    freeing = _cmark_freeing()
     data = text.encode("utf-8")  # a lone surrogate raises UnicodeEncodeError here, as the wrapper did
     parser = lib.cmark_parser_new(options)
     try:
@@ -162,26 +163,23 @@ def _cmark(text: str, options: int) -> str:
                 rendered: str = ffi.string(raw).decode("utf-8")
                 return rendered
             finally:
-                _cmark_free("string", int(ffi.cast("uintptr_t", raw)))
+                if freeing is not None and raw != ffi.NULL:
+                    freeing[1](raw)
         finally:
-            _cmark_free("node", int(ffi.cast("uintptr_t", root)))
+            if freeing is not None and root != ffi.NULL:
+                freeing[0](root)
     finally:
         lib.cmark_parser_free(parser)
 
 
-def _cmark_free(what: str, address: int) -> None:
-    """Free a tree (``node``) or a rendered string (``string``) that cmark-gfm handed over."""
-    freeing = _cmark_freeing()
-    if freeing is not None and address:
-        freeing[0 if what == "node" else 1](address)
-
-
 @lru_cache(maxsize=1)
-def _cmark_freeing() -> tuple[Callable[[int], None], Callable[[int], None]] | None:
-    """``cmark_node_free`` and the default allocator's ``free``, from the loaded library (ctypes).
+def _cmark_freeing() -> tuple[Callable[[object], None], Callable[[object], None]] | None:
+    """``cmark_node_free`` and the default allocator's ``free`` as cffi function pointers.
 
     cffi's ``lib`` of cmarkgfm does not expose them, but the shared library exports both; dlopen of
-    the same file returns the library already loaded. None (a leak, as before) when that fails.
+    the same file returns the library already loaded, and ctypes gives their addresses. They are called
+    through cffi (a tenth of a ctypes call: twice per message of an export). None (a leak, as before)
+    when that fails.
     """
     import ctypes
 
@@ -200,11 +198,14 @@ def _cmark_freeing() -> tuple[Callable[[int], None], Callable[[int], None]] | No
         allocator = library.cmark_get_default_mem_allocator
     except (OSError, AttributeError):
         return None
-    node_free.argtypes = (ctypes.c_void_p,)
-    node_free.restype = None
     allocator.argtypes = ()
     allocator.restype = ctypes.POINTER(Allocator)
-    return node_free, allocator().contents.free
+    node_free_at = ctypes.cast(node_free, ctypes.c_void_p).value
+    free_at = ctypes.cast(allocator().contents.free, ctypes.c_void_p).value
+    if not node_free_at or not free_at:
+        return None
+    ffi = compiled.ffi
+    return ffi.cast("void(*)(void *)", node_free_at), ffi.cast("void(*)(void *)", free_at)
 
 
 def _image_as_link(match: re.Match[str]) -> str:

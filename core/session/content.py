@@ -130,6 +130,11 @@ def joined_text(content: object, joiner: str = "\n") -> str:
     """
     if isinstance(content, str):
         return content
+    if type(content) is list and len(content) == 1:  # most tool outputs: one text block
+        only = content[0]
+        if type(only) is dict and only.get("type") == TEXT_BLOCK:
+            text = only.get("text")
+            return text if isinstance(text, str) else ""
     return joiner.join(
         text
         for b in content_blocks(content)
