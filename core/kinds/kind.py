@@ -150,14 +150,16 @@ class Kind:
             title: the heading's title; the kind's :attr:`title` when None.
             model: the model that wrote it (an assistant reply), else ``""``.
         """
+        if type(moment) is not int and type(moment) is not float:  # a message's own ms time, or the entry's
+            moment = entry.ts_ms
         return Card(
             entry,
             self.name,
             self.family,
             self.title if title is None else title,
-            tuple(facts),
-            _moment(moment, entry),
-            tuple(blocks),
+            facts if type(facts) is tuple else tuple(facts),
+            moment,
+            blocks if type(blocks) is tuple else tuple(blocks),
             None,
             model,
         )
@@ -165,10 +167,3 @@ class Kind:
     def line_card(self, entry: Entry, line: Inline, blocks: tuple[Block, ...] = ()) -> Card:
         """A one-line card (a setting changed, a label set), shown with the entry's time."""
         return Card(entry, self.name, self.family, "", (), entry.ts_ms, (Para(line), *blocks), line)
-
-
-def _moment(moment: object, entry: Entry) -> object:
-    """A message's own ms ``timestamp`` when it has one, else the entry's time (ms, or None)."""
-    if isinstance(moment, int | float) and not isinstance(moment, bool):
-        return moment
-    return entry.ts_ms

@@ -148,6 +148,8 @@ class SessionNotes:
             entry_id: the entry.
             results: toolCallId -> the body of the toolResult entry shown under that call, if any.
         """
+        if not self.edits and not self.children:
+            return None  # a session without context edits or child runs: nothing to say of anyone
         own = self.get(entry_id)
         found = []
         for call_id, body in (results or {}).items():
