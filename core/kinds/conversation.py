@@ -47,7 +47,6 @@ from core.session.content import (
     message_of,
     message_text,
     numbered_blocks,
-    tool_calls,
 )
 from core.session.usage import ASSISTANT_USAGE, UsageSource, model_key, usage_totals
 from core.session.vocabulary import (
@@ -174,7 +173,11 @@ class AssistantKind(Kind):
         raw = message.get("content")
         content = raw if isinstance(raw, list) else []
         text = message_text(content)
-        calls = [tool_call_preview(b.get("name"), b.get("arguments")) for b in tool_calls(content)]
+        calls = [
+            tool_call_preview(b.get("name"), b.get("arguments"))
+            for b in content
+            if type(b) is dict and b.get("type") == TOOL_CALL_BLOCK
+        ]
         if text or calls:
             shown = text or "; ".join(calls)
             if text and calls:
@@ -274,7 +277,11 @@ class AssistantKind(Kind):
         looked = results is not None
         for index, (block, image_index) in enumerate(numbered_blocks(message.get("content"))):
             kind = block.get("type")
-            if kind == TOOL_CALL_BLOCK:
+            if kind == TEXT_BLOCK:  # content_part's first case, written out: most blocks are text
+                text = block.get("text")
+                if type(text) is str and text.strip():
+                    blocks.append(Markdown(text))
+            elif kind == TOOL_CALL_BLOCK:
                 call_id = block.get("id")
                 result = results.get(call_id) if looked and isinstance(call_id, str) else None  # type: ignore[union-attr]
                 result_notes = _result_notes(notes, call_id) if notes is not None else []

@@ -154,6 +154,10 @@ def message_text(content: object) -> str:
         return content
     if not isinstance(content, list):
         return ""
+    if len(content) == 1:  # most messages: one text block
+        only = content[0]
+        if type(only) is dict and only.get("type") == TEXT_BLOCK and type(text := only.get("text")) is str:
+            return text
     parts = []
     for block in content:
         if isinstance(block, dict) and block.get("type") == TEXT_BLOCK:
