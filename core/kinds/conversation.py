@@ -131,6 +131,7 @@ class UserKind(Kind):
     title = "User"
     family = "user"
     user_turn = True
+    turn = True
     in_diff = True
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
@@ -164,6 +165,7 @@ class AssistantKind(Kind):
     roles = (ASSISTANT,)
     title = "Assistant"
     family = "assistant"
+    turn = True
     in_diff = True
     has_usage = True
 

@@ -51,6 +51,8 @@ class Kind:
         icon: the colour key of its icon in the tree (its family unless set).
         hidden_in: the filter modes that hide it (:data:`DEFAULT_MODE`, :data:`NO_TOOLS_MODE`).
         user_turn: the "User messages" filter shows it and Alt+Up/Down step to it.
+        turn: a turn of the conversation (what the user said, what the model answered): a transcript
+            opens at the last one.
         export_part: the export option that keeps it (:data:`TOOLS`, :data:`CUSTOM`,
             :data:`BOOKKEEPING`), ``""`` when it is always exported.
         in_diff: a branch diff compares it (it holds what the model saw or what was spent).
@@ -69,6 +71,7 @@ class Kind:
     icon: ClassVar[str] = ""
     hidden_in: ClassVar[frozenset[str]] = frozenset()
     user_turn: ClassVar[bool] = False
+    turn: ClassVar[bool] = False
     export_part: ClassVar[str] = ""
     in_diff: ClassVar[bool] = False
     has_usage: ClassVar[bool] = False
