@@ -1,10 +1,10 @@
 """The transcript: one conversation of a session as a reader scrolls it, and the branch points it passes.
 
 A transcript is the path from a root to a leaf (the conversation an entry is in, see
-:func:`core.visible.navigation.conversation`), each entry the tree's filter mode shows a *slot* of it, in
-order, exactly as the tree's rows are chosen (the session's leaf is always shown). A tool result shown under its
-call has a slot too and renders as nothing there (:func:`core.kinds.cards.window_cards` pairs them), so
-a slot's position never depends on which stretch of the path is rendered.
+:func:`core.visible.navigation.conversation`), each entry the tree's filter mode shows a *slot* of it,
+in order, exactly as the tree's rows are chosen (the session's leaf is always shown). A tool result
+shown under its call has a slot too and renders as nothing there (:func:`core.kinds.cards.window_cards`
+pairs them), so a slot's position never depends on which stretch of the path is rendered.
 
 Where the path passes an entry with several children, the slot of the path's child (or the first slot
 after it, when the filter hides it) carries a :class:`Switch`: which of the siblings the path takes, so
