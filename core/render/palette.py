@@ -1,8 +1,8 @@
 """The message view's colours (light and dark) and the stylesheet that matches them.
 
 Qt's rich text applies a default stylesheet per document, but inline ``style`` attributes are what it
-honours reliably, so the renderer writes colours inline from a :class:`Palette` and
-:func:`stylesheet` covers the rest (coloured code among it: Pygments' classes, as the export page has).
+honours reliably (and cheaply: each stylesheet rule is matched against every element), so the renderer
+writes colours inline from a :class:`Palette` and :func:`stylesheet` covers the rest.
 """
 
 from __future__ import annotations
@@ -93,11 +93,9 @@ def stylesheet(dark: bool) -> str:
         dark: the dark palette instead of the light one.
 
     Returns:
-        A stylesheet in the CSS subset Qt's rich text understands (class selectors included: coloured
-        code carries Pygments' classes under ``.hl``, as on the export page).
+        A stylesheet in the CSS subset Qt's rich text understands. Short on purpose: Qt matches every
+        element of a document against every rule, so code colours are written inline instead.
     """
-    from core.render.highlight import pygments_css
-
     p = palette(dark)
     return (
         f"body {{ color: {p.text}; }}\n"
@@ -111,6 +109,5 @@ def stylesheet(dark: bool) -> str:
         f".err {{ color: {p.error}; }}\n"
         f".thinking {{ color: {p.thinking}; font-style: italic; }}\n"
         "h1 { font-size: x-large; } h2 { font-size: large; } h3 { font-size: medium; }\n"
-        f".hl {{ background-color: {p.code_bg}; }}\n"
-        f"blockquote {{ color: {p.muted}; }}\n" + pygments_css(dark)
+        f"blockquote {{ color: {p.muted}; }}\n"
     )

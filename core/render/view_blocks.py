@@ -1,9 +1,9 @@
 """The message view's blocks: each block of a card (:mod:`core.kinds.document`) as HTML for Qt's rich text.
 
 Qt's rich text ignores backgrounds on ``div``s, so a box is a one-cell table; colours are written inline
-from the palette (what Qt honours reliably), except coloured code, which carries Pygments' classes
-under ``.hl`` styled by :func:`core.render.palette.stylesheet`. A long output or file is shown in part
-until its fold is opened; a fold is a toggle link (:mod:`core.render.links`).
+from the palette (what Qt honours reliably, and cheaply: Qt matches each element against every rule of a
+stylesheet), coloured code's too. A long output or file is shown in part until its fold is opened; a
+fold is a toggle link (:mod:`core.render.links`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,11 @@ class BlockHtml:
         self.pal = pal
         self.options = options
         self._highlighter = Highlighter(
-            CARD_BUDGET, MAX_CODE_CHARS, None if options.expand_all else MAX_CODE_LINES
+            CARD_BUDGET,
+            MAX_CODE_CHARS,
+            None if options.expand_all else MAX_CODE_LINES,
+            inline=pal.pygments_style,
+            background=pal.code_bg,
         )
 
     def block(self, block: Block) -> str:
