@@ -60,7 +60,13 @@ if TYPE_CHECKING:
     from core.export.redact import Redactor
     from core.session import Entry, Session
 
-__all__ = ["MarkdownExport", "MarkdownRenderer", "entry_to_markdown", "session_to_markdown"]
+__all__ = [
+    "MarkdownExport",
+    "MarkdownRenderer",
+    "card_to_markdown",
+    "entry_to_markdown",
+    "session_to_markdown",
+]
 
 
 @dataclass
@@ -104,6 +110,15 @@ def entry_to_markdown(session: Session, entry_id: str) -> str:
     return renderer.entry(entry, body, results)
 
 
+def card_to_markdown(made: Card) -> str:
+    """A card as the Markdown export writes it (one message of what the model saw, copied); images inline.
+
+    Args:
+        made: the card (:func:`core.kinds.cards.card`).
+    """
+    return MarkdownRenderer(ExportOptions(), None, None, {}).card(made)
+
+
 def session_to_markdown(
     session: Session,
     options: ExportOptions | None = None,
@@ -112,6 +127,7 @@ def session_to_markdown(
     whole_tree: bool = False,
     redactor: Redactor | None = None,
     image_folder: str = "images",
+    entries: list[Entry] | None = None,
 ) -> MarkdownExport:
     """Render a session (one path, or the whole tree) as a Markdown document.
 
@@ -123,12 +139,17 @@ def session_to_markdown(
             starts).
         redactor: replaces secrets in every string taken from the session; None for none.
         image_folder: where images go, relative to the export, when ``options.images == "beside"``.
+        entries: the entries of one path to render instead, in order (what a transcript shows in its
+            filter mode: copying a whole transcript); ``leaf_id`` and ``whole_tree`` are then unused.
 
     Returns:
         The document and the image files to write beside it.
     """
     options = options or ExportOptions()
-    entries = select_entries(session, leaf_id, whole_tree)
+    if not entries:
+        entries = select_entries(session, leaf_id, whole_tree)
+    else:
+        whole_tree = False
     sink = ImageSink(image_folder) if options.images == "beside" else None
     renderer = MarkdownRenderer(options, redactor, sink, session.labels)
     renderer.notes = session_notes(session)

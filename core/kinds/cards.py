@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from core.session import Session
     from core.session.content import Body
 
-__all__ = ["CONTEXT_PREFIX", "card", "context_cards", "context_entry", "window_cards"]
+__all__ = ["CONTEXT_PREFIX", "card", "context_cards", "context_entry", "slot_cards", "window_cards"]
 
 CONTEXT_PREFIX = "ctx"
 """The ids of the stand-in entries of context messages (``ctx0``, ``ctx1``...; see :func:`context_entry`)."""
@@ -73,6 +73,16 @@ def window_cards(session: Session, entries: Iterable[Entry]) -> list[Card]:
         session: the session the entries belong to.
         entries: the entries, in order.
     """
+    return [made for _index, made in slot_cards(session, entries)]
+
+
+def slot_cards(session: Session, entries: Iterable[Entry]) -> list[tuple[int, Card]]:
+    """:func:`window_cards` with each card's position among ``entries`` (a result under its call has none).
+
+    Args:
+        session: the session the entries belong to.
+        entries: the entries, in order.
+    """
     items = list(entries)
     if not items:
         return []
@@ -81,7 +91,16 @@ def window_cards(session: Session, entries: Iterable[Entry]) -> list[Card]:
     notes = session_notes(session)
     labels = session.labels
     return [
-        card(entry, bodies[i], results.get(i), notes.for_card(entry.id, results.get(i)), labels.get(entry.id))
+        (
+            i,
+            card(
+                entry,
+                bodies[i],
+                results.get(i),
+                notes.for_card(entry.id, results.get(i)),
+                labels.get(entry.id),
+            ),
+        )
         for i, entry in enumerate(items)
         if i not in shown_under_call
     ]
@@ -103,19 +122,31 @@ def context_entry(index: int, message: dict[str, object]) -> Entry:
     )
 
 
-def context_cards(messages: list[object], marks: list[EditNote | None]) -> list[tuple[int, Card]]:
+def context_cards(
+    messages: list[object],
+    marks: list[EditNote | None],
+    start: int = 0,
+    stop: int | None = None,
+    pairing: tuple[dict[int, dict[str, int]], set[int]] | None = None,
+) -> list[tuple[int, Card]]:
     """The cards of what the model saw: each message (by its index) a card, each tool result under its call.
 
     Args:
         messages: the context's messages, in order (one that is not an object is shown as an empty one).
         marks: for each message, the context edit whose replacement it shows, or None
             (:func:`core.kinds.notes.context_edit_marks`).
+        start: the first message to make a card of (a transcript renders a stretch at a time); the
+            pairing of calls and results is always the whole context's.
+        stop: one past the last message, None for the end.
+        pairing: :func:`core.kinds.pairing.context_results` of ``messages`` when the caller keeps it
+            (a pass over the whole context saved for each stretch).
     """
-    results, answered = context_results(messages)
+    results, answered = pairing if pairing is not None else context_results(messages)
     out = []
-    for i, raw in enumerate(messages):
+    for i in range(max(0, start), len(messages) if stop is None else min(stop, len(messages))):
         if i in answered:
             continue
+        raw = messages[i]
         message = raw if isinstance(raw, dict) else {}
         mark = marks[i] if i < len(marks) else None
         notes = EntryNotes(shown_edit=mark) if mark is not None else None

@@ -6,6 +6,8 @@
 every back-end), ``palette`` (colours and the view's stylesheet), ``links`` (toggle and entry links,
 image sources), ``text`` (escaping, local times) and ``images`` (image blocks: size and decoding). What
 an entry shows is its kind's (:mod:`core.kinds`); one-line previews are :func:`core.kinds.entry_preview`.
+``reading`` is what a transcript view reads (a conversation's or a context's cards, a stretch at a time)
+and ``find`` the text it searches.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ answers by rendering again. Links a caller must answer:
   (:func:`parse_action` splits it).
 * ``action:entry/ENTRYID``: show that entry (a context edit's target, the message a child run's usage
   went to); :func:`entry_href` makes it.
+* ``action:branch/STEP/ENTRYID``: the branch switcher on the card of ENTRYID (``prev``, ``next`` or
+  ``menu``); :func:`branch_href` makes it.
 * ``image:ENTRYID/INDEX``: the INDEX-th image block of that entry (:func:`parse_image_src`,
   :func:`image_bytes`).
 * ``http(s):``/``mailto:`` links: open them outside the app, if at all.
@@ -23,6 +25,7 @@ from core.session.content import Body, content_of, numbered_blocks
 
 __all__ = [
     "block_key",
+    "branch_href",
     "entry_href",
     "image_bytes",
     "image_src",
@@ -40,6 +43,16 @@ def toggle_href(key: str) -> str:
 def entry_href(entry_id: str) -> str:
     """The ``action:entry/ENTRYID`` link that shows another entry of the session (not yet escaped)."""
     return f"action:entry/{quote(entry_id, safe='')}"
+
+
+def branch_href(step: str, entry_id: str) -> str:
+    """The ``action:branch/STEP/ENTRYID`` link of a card's branch switcher (not yet escaped).
+
+    Args:
+        step: ``prev``, ``next`` (the sibling before or after) or ``menu`` (every sibling to choose from).
+        entry_id: the card's entry.
+    """
+    return f"action:branch/{step}/{quote(entry_id, safe='')}"
 
 
 def parse_action(href: str) -> tuple[str, str] | None:

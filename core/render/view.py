@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from core.kinds.cards import card, window_cards
 from core.kinds.document import ERROR, Card, Para
+from core.render.links import branch_href
 from core.render.palette import palette
 from core.render.text import esc, time_html
 from core.render.view_blocks import BlockHtml
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from core.session import Entry, Session
     from core.session.content import Body
 
-__all__ = ["RenderOptions", "render_card", "render_entries", "render_entry"]
+__all__ = ["RenderOptions", "render_card", "render_entries", "render_entry", "switch_html"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class RenderOptions:
         max_result_lines: outputs and code longer than this are shown in part until opened.
         dark: use the dark colour palette.
         expand_all: every fold open and nothing cut (copying a card whole; the words test).
+        colours: colour code with Pygments; False writes it plain (the text find counts in, at a
+            tenth of the cost).
     """
 
     expanded: frozenset[str] = frozenset()
@@ -54,6 +57,7 @@ class RenderOptions:
     max_result_lines: int = 20
     dark: bool = False
     expand_all: bool = False
+    colours: bool = True
 
 
 def render_entry(
@@ -105,6 +109,20 @@ def render_card(made: Card, options: RenderOptions | None = None) -> str:
     except RecursionError:  # a pathologically nested value
         inner = out.block(Para(("(nested too deeply to show)",)))
     return f'<div class="entry" style="color:{pal.text}"><a name="{esc(made.entry.id)}"></a>{inner}</div>\n'
+
+
+def switch_html(entry_id: str, index: int, count: int, dark: bool = False) -> str:
+    """The branch switcher above a card whose entry is one of ``count`` siblings (``index`` is 0-based).
+
+    ``◀ branch 2 of 3 ▶ · all branches…``: links the view answers (:func:`core.render.links.branch_href`).
+    """
+    pal = palette(dark)
+    prev, nxt, menu = (esc(branch_href(step, entry_id)) for step in ("prev", "next", "menu"))
+    return (
+        f'<p class="switch" style="color:{pal.muted}"><small>'
+        f'<a href="{prev}">◀</a> branch {index + 1} of {count} <a href="{nxt}">▶</a>'
+        f' · <a href="{menu}">all branches…</a></small></p>'
+    )
 
 
 def _card_inner(made: Card, out: BlockHtml) -> str:

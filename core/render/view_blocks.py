@@ -70,7 +70,7 @@ class BlockHtml:
         self.pal = pal
         self.options = options
         self._highlighter = Highlighter(
-            CARD_BUDGET,
+            CARD_BUDGET if options.colours else 0,
             MAX_CODE_CHARS,
             None if options.expand_all else MAX_CODE_LINES,
             inline=pal.pygments_style,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from core.visible.layout import VisibleTree
     from core.visible.navigation import conversation, next_user_message, sibling_branch
     from core.visible.structure import TreeStructure, prepare, read_previews
-    from core.visible.transcript import Switch, Transcript, switched_leaf, transcript_of
+    from core.visible.transcript import Switch, Transcript, branch_previews, switched_leaf, transcript_of
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
 __getattr__, __dir__, __all__ = lazy_exports(
@@ -29,6 +29,6 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.visible.layout": "VisibleTree",
         "core.visible.navigation": "conversation next_user_message sibling_branch",
         "core.visible.structure": "prepare read_previews TreeStructure",
-        "core.visible.transcript": "Switch switched_leaf Transcript transcript_of",
+        "core.visible.transcript": "branch_previews Switch switched_leaf Transcript transcript_of",
     },
 )

@@ -19,14 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.kinds.registry import kind_of
+from core.kinds.registry import entry_preview, kind_of
 from core.visible.filters import check_mode, passes
 from core.visible.navigation import conversation
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
 
-__all__ = ["Switch", "Transcript", "switched_leaf", "transcript_of"]
+__all__ = ["Switch", "Transcript", "branch_previews", "switched_leaf", "transcript_of"]
 
 
 @dataclass(frozen=True)
@@ -159,3 +159,20 @@ def switched_leaf(session: Session, switch: Switch, index: int) -> str | None:
     target = switch.siblings[index % len(switch.siblings)]
     path = conversation(session, target)
     return path[-1].id if path else None
+
+
+def branch_previews(session: Session, switch: Switch, width: int = 80) -> list[str]:
+    """Each branch of a branch point in one line (its first entry's preview): what a switcher's menu lists.
+
+    Args:
+        session: the session.
+        switch: the branch point.
+        width: the most characters of a line.
+    """
+    entries = [session.get(entry_id) for entry_id in switch.siblings]
+    known = [entry for entry in entries if entry is not None]
+    bodies = iter(session.bodies(known))
+    return [
+        entry_preview(entry, next(bodies), width) if entry is not None else "(unknown entry)"
+        for entry in entries
+    ]
