@@ -295,10 +295,13 @@ class _SmokeRun:
         if not window.opened.reveal_entry(entry.id):
             self.fail(f"Message {entry.id} of {current.path} is not in the tree.")
             return
-        shown = window.message_view.entry
-        text = window.message_view.toPlainText().strip()
-        if shown is None or shown.id != entry.id or not text:
-            self.fail(f"Message {entry.id} of {current.path} was not rendered.")
+        transcript = window.transcript
+        source, slot = transcript.card_source, transcript.current_slot
+        shown = source.entry_id(slot) if source is not None and slot is not None else None
+        card = transcript.span_range(slot) if slot is not None else None
+        text = transcript.toPlainText().strip()
+        if shown != entry.id or card is None or not text:
+            self.fail(f"Message {entry.id} of {current.path} was not rendered in the transcript.")
             return
         title = current.name or Path(current.path).name
         self._rendered = f"{title!r} loaded ({len(current.entries)} entries), message {entry.id} rendered"

@@ -1,9 +1,9 @@
-"""The main window: session list | branch tree | message view. Layout and wiring only.
+"""The main window: session list | branch tree | transcript. Layout and wiring only.
 
 The window builds the panes, the task runner, the :class:`~gui.controllers.context.WindowContext` and the
 action registry, then the controllers, each the one owner of its piece of state: the catalogue controller
 (the list, its refreshes, search), the open-session controller (the session in the tree, following its
-file), the message pane, file opening, editing, diff and export. Controllers see the context, never the
+file), the transcript pane, file opening, editing, diff and export. Controllers see the context, never the
 window, and never each other; what one of them needs from another is connected here. Menus, the toolbar
 and context menus are filled from the registry, whose rules decide which actions are enabled.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QMainWindow, QMenu, QSplitter, QWidget
 
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
@@ -27,15 +27,15 @@ from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
 from gui.controllers.files import FileController, dropped_paths
 from gui.controllers.help import HelpController
-from gui.controllers.messages import MessagePaneController
 from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
+from gui.controllers.transcript import TranscriptController
 from gui.controllers.usage import UsageController
 from gui.controllers.view import ViewController
 from gui.scheduling import Scheduler
 from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
-from gui.widgets.panes import BranchTreePane, MessagePane, SessionListPane
+from gui.widgets.panes import BranchTreePane, SessionListPane, TranscriptPane
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskRunner
 
@@ -47,6 +47,7 @@ __all__ = ["DEMO_DIR", "MainWindow", "session_title"]
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 # On close, reads (a load, a catalogue pass, a search) get this long to notice they were cancelled; the
 # process then ends without them (gui.leaving). A write (fork, clone, rename) is waited for, up to a minute.
+LIST_WIDTH = 400  # px: the session list's least default width (a title of 180 px, the project, the date)
 _SHUTDOWN_MSECS = 300
 _WRITE_MSECS = 60_000
 _MENU_TITLES = {
@@ -108,7 +109,14 @@ class MainWindow(QMainWindow):
             catalogue_dir=catalogue_dir,
             shown_path=lambda: self.opened.shown_path,
         )
-        self.messages = MessagePaneController(context, self.message_view, self.context_toggle)
+        self.messages = TranscriptController(
+            context,
+            self.transcript,
+            self.find_bar,
+            self.context_toggle,
+            actions,
+            filter_mode=lambda: self.tree_model.filter_mode,
+        )
         context.provide(
             session=lambda: self.opened.session,
             selection=ViewSelection(self.table, self.proxy, self.tree, self.tree_model),
@@ -142,7 +150,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self.setAcceptDrops(True)
         self.read_settings()
-        self.message_view.show_html("<p>Reading the session list…</p>")
+        self.messages.show_page("<p>Reading the session list…</p>")
         self.catalogue.start()
         if open_path is not None:
             self.opened.open(open_path)
@@ -151,7 +159,7 @@ class MainWindow(QMainWindow):
     def _build_layout(self) -> None:
         self.list_pane = SessionListPane()
         self.tree_pane = BranchTreePane()
-        self.message_pane = MessagePane()
+        self.message_pane = TranscriptPane()
         self.search_panel = SearchPanel()
         # The views and models the tests and the benchmarks reach for, under their usual names.
         self.table, self.proxy, self.list_model = (
@@ -163,10 +171,8 @@ class MainWindow(QMainWindow):
         self.thread_forks = self.list_pane.thread_forks
         self.tree, self.tree_model = self.tree_pane.tree, self.tree_pane.tree_model
         self.filter_mode, self.jump_button = self.tree_pane.filter_mode, self.tree_pane.jump_button
-        self.message_view, self.context_toggle = (
-            self.message_pane.message_view,
-            self.message_pane.context_toggle,
-        )
+        self.transcript, self.context_toggle = self.message_pane.transcript, self.message_pane.context_toggle
+        self.find_bar = self.message_pane.find_bar
         self.search_edit = self.search_panel.edit
 
         self.left_splitter = QSplitter(Qt.Orientation.Vertical)
@@ -177,7 +183,8 @@ class MainWindow(QMainWindow):
         self.left_splitter.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for index, (pane, stretch) in enumerate(
-            ((self.left_splitter, 3), (self.tree_pane, 3), (self.message_pane, 4))
+            # A wider or narrower window changes the tree and the transcript; the list keeps its width.
+            ((self.left_splitter, 0), (self.tree_pane, 1), (self.message_pane, 3))
         ):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
@@ -218,6 +225,33 @@ class MainWindow(QMainWindow):
         problems_toggle.setText("&Problems Panel")
         toolbar_toggle = self.toolbar.toggleViewAction()
         toolbar_toggle.setText("&Toolbar")
+        self.list_toggle = actions.add_toggle(
+            "view.session_list",
+            "Session &List",
+            self.left_splitter.setVisible,
+            checked=True,
+            shortcut="Ctrl+Shift+1",
+            menu="View",
+            section="columns",
+        )
+        self.tree_toggle = actions.add_toggle(
+            "view.branch_tree",
+            "&Branch Tree",
+            self.tree_pane.setVisible,
+            checked=True,
+            shortcut="Ctrl+Shift+2",
+            menu="View",
+            section="columns",
+        )
+        for number, (name, text, focus) in enumerate(
+            (
+                ("view.focus_list", "Go to the Session List", self.focus_list),
+                ("view.focus_tree", "Go to the Branch Tree", self.focus_tree),
+                ("view.focus_transcript", "Go to the Transcript", self.focus_transcript),
+            ),
+            start=1,
+        ):
+            actions.add(name, text, focus, shortcut=f"Ctrl+{number}", menu="View", section="focus")
         panes: list[QWidget] = [self.list_pane, self.tree_pane, self.message_pane, self.search_panel]
         self.view = ViewController(
             self.context,
@@ -259,6 +293,9 @@ class MainWindow(QMainWindow):
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
         messages.entry_requested.connect(opened.reveal_entry)
+        messages.follow_requested.connect(opened.reveal_entry)
+        messages.reading_entry.connect(opened.mark_reading)
+        opened.reading_position = lambda: messages.reading_entry_id() if self.transcript.hasFocus() else None
         self.tree_model.label_edit_requested.connect(self.editing.set_label)
         self.list_model.rename_requested.connect(self.editing.rename)
         self.table.customContextMenuRequested.connect(lambda pos: self._context_menu("list", self.table, pos))
@@ -273,7 +310,7 @@ class MainWindow(QMainWindow):
     def _on_roots_changed(self) -> None:
         """Another folder is listed: nothing of the previous one stays on screen."""
         self.opened.clear()
-        self.message_view.show_html("<p>Reading the session list…</p>")
+        self.messages.show_page("<p>Reading the session list…</p>")
 
     def _show_title(self, *_args: object) -> None:
         """The window title: the open session's title (its name, else its first message)."""
@@ -319,9 +356,31 @@ class MainWindow(QMainWindow):
         self.opened.reload()
 
     def focus_filter(self) -> None:
-        """Put the keyboard focus in the session filter box."""
+        """Ctrl+F: find in the open session from the tree or the transcript, else filter the session list."""
+        focus = QApplication.focusWidget()
+        in_session = focus is not None and any(
+            pane.isAncestorOf(focus) for pane in (self.tree_pane, self.message_pane)
+        )
+        if in_session and self.transcript.card_source is not None:
+            self.messages.open_find()
+            return
+        self.list_toggle.setChecked(True)
         self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.filter_edit.selectAll()
+
+    def focus_list(self) -> None:
+        """Ctrl+1: the keyboard focus in the session list (shown again if it was hidden)."""
+        self.list_toggle.setChecked(True)
+        self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_tree(self) -> None:
+        """Ctrl+2: the keyboard focus in the branch tree (shown again if it was hidden)."""
+        self.tree_toggle.setChecked(True)
+        self.tree.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_transcript(self) -> None:
+        """Ctrl+3: the keyboard focus in the transcript."""
+        self.transcript.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_search(self) -> None:
         """Put the keyboard focus in the full-text search box."""
@@ -335,8 +394,12 @@ class MainWindow(QMainWindow):
         geometry = settings.value("geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
+        width = max(self.width(), 800)
+        listed = max(LIST_WIDTH, width * 26 // 100)  # room for a title, its project and its date
+        tree = width * 20 // 100
         for splitter, key, default in (
-            (self.splitter, "splitter", [590, 390, 420]),
+            # The transcript gets the rest, more than half of a 1600 px window: it is what is read.
+            (self.splitter, "splitter", [listed, tree, width - listed - tree]),
             (self.left_splitter, "left_splitter", None),
         ):
             state = settings.value(key)
@@ -345,6 +408,8 @@ class MainWindow(QMainWindow):
             elif default is not None:
                 splitter.setSizes(default)
         self.thread_forks.setChecked(bool(settings.value("thread_forks", False, type=bool)))
+        self.list_toggle.setChecked(bool(settings.value("list_visible", True, type=bool)))
+        self.tree_toggle.setChecked(bool(settings.value("tree_visible", True, type=bool)))
         settings.endGroup()
         self.view.read_settings()
 
@@ -355,6 +420,8 @@ class MainWindow(QMainWindow):
         settings.setValue("splitter", self.splitter.saveState())
         settings.setValue("left_splitter", self.left_splitter.saveState())
         settings.setValue("thread_forks", self.thread_forks.isChecked())
+        settings.setValue("list_visible", self.list_toggle.isChecked())
+        settings.setValue("tree_visible", self.tree_toggle.isChecked())
         settings.endGroup()
         settings.sync()
 

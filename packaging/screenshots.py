@@ -280,7 +280,7 @@ def _views(
     # (3) what the model saw at the leaf of the compaction session
     yield open_session(COMPACTION)
     yield Wait(window.messages.context_shown, lambda: window.context_toggle.setChecked(True))
-    window.message_view.verticalScrollBar().setValue(0)  # the top: the compaction summary, then what was kept
+    window.transcript.go_home()  # the top: the compaction summary, then what was kept
     yield Wait()
     save("context")
     window.context_toggle.setChecked(False)

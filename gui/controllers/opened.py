@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
-from PySide6.QtWidgets import QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QTreeView
 
 from core.visible import next_user_message, sibling_branch
 from gui.actions import ActionRegistry
@@ -92,6 +92,9 @@ class OpenSessionController(QObject):
         self.load_error: str | None = None  # why the last requested file could not be read
         self._render_deferred = False  # while a loaded session's leaf is selected (see _on_loaded)
         self._holding = False  # background passes wait: a session is being loaded and shown
+        # Where the reader is when it is not the tree's current row: the entry at the top of the
+        # transcript while the transcript has the focus (Alt+Up/Down go from there); set by the window.
+        self.reading_position: Callable[[], str | None] = lambda: None
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self.on_file_changed)
         tree.selectionModel().currentChanged.connect(self._on_current_changed)
@@ -117,11 +120,15 @@ class OpenSessionController(QObject):
             actions.add(name, text, move, shortcut=shortcut, menu="Go", section="move", enabled=has_entry)
 
     def _go(self, find: Callable[[Session, str, int], str | None], step: int) -> bool:
-        """Select what ``find`` names from the current entry (revealing it when the filter hides it)."""
+        """Select what ``find`` names from the reader's place (revealing it when the filter hides it).
+
+        The place is the card at the top of the transcript while it has the focus, else the tree's row.
+        """
         current, session = self.current_entry(), self._session
         if current is None or session is None:
             return False
-        target = find(session, current.id, step)
+        reading = self.reading_position()
+        target = find(session, reading if reading is not None else current.id, step)
         if target is None:
             self._context.status.showMessage("Nothing further that way.", 3000)
             return False
@@ -295,6 +302,12 @@ class OpenSessionController(QObject):
         self._tree.setCurrentIndex(index)
         self._tree.scrollTo(index)
         return True
+
+    def mark_reading(self, entry_id: str) -> None:
+        """Mark the tree row of the entry at the top of the transcript, scrolled into view; never selected."""
+        index = self._tree_model.set_reading(entry_id)
+        if index.isValid() and not self._tree.visualRect(index).intersects(self._tree.viewport().rect()):
+            self._tree.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
 
     def reveal_entry(self, entry_id: str) -> bool:
         """Select ``entry_id`` in the tree, showing all entries when the filter mode hides it."""

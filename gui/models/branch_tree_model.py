@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont, QGuiApplication
 
 from core.formatting import total_cost, whole_tokens
 from core.visible import (
@@ -96,9 +96,31 @@ class BranchTreeModel(QAbstractItemModel):
         self._bold.setBold(True)
         self._root = Node(None, None, -1)
         self._nodes: dict[str, Node] = {}
+        self._reading: str | None = None  # the entry whose card is at the top of the transcript
         self._tree = self._rebuild()
 
     # ------------------------------------------------------------------ public API
+    @property
+    def reading_id(self) -> str | None:
+        """The entry marked "you are here" (its card is at the top of the transcript), if any."""
+        return self._reading
+
+    def set_reading(self, entry_id: str | None) -> QModelIndex:
+        """Mark the row of ``entry_id`` "you are here" (a tint), unmarking the one before; its index.
+
+        The selection does not move: the transcript reports where the reader is, the tree shows it.
+        """
+        old, self._reading = self._reading, entry_id
+        roles = [Qt.ItemDataRole.BackgroundRole, Role.READING]
+        node = self._nodes.get(old) if old is not None and old != entry_id else None
+        if node is not None and node.parent is not None:  # a row not fetched yet needs no repaint
+            before = self.createIndex(node.row, 0, node)
+            self.dataChanged.emit(before, before, roles)
+        index = self.index_for_entry(entry_id) if entry_id is not None else QModelIndex()
+        if index.isValid():
+            self.dataChanged.emit(index, index, roles)
+        return index
+
     @property
     def session(self) -> Session | None:
         """The session shown (None for an empty model)."""
@@ -140,6 +162,7 @@ class BranchTreeModel(QAbstractItemModel):
         self.beginResetModel()
         if session is not self._session:
             self._subtree_usage = {}  # a fork shares entry ids with its parent: never show the other's
+            self._reading = None
         self._session = session
         self._previews.clear()
         self._tree = self._rebuild(prepared)
@@ -312,6 +335,14 @@ class BranchTreeModel(QAbstractItemModel):
             return self._label(eid)
         if role == Role.KIND:
             return entry_kind(entry)
+        if role == Role.READING:
+            return eid == self._reading
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if eid != self._reading:
+                return None
+            tint = QColor(QGuiApplication.palette().highlight().color())
+            tint.setAlpha(60)
+            return tint
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if eid in self._tree.path else None
         if role == Qt.ItemDataRole.DecorationRole:

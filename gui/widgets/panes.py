@@ -1,4 +1,4 @@
-"""The three columns of the main window, each a row of controls above a view: list, tree, message.
+"""The three columns of the main window, each a row of controls above a view: list, tree, transcript.
 
 They are plain widgets: the models they show and the controls above them, laid out. What the controls do
 is wired by the window to the controllers.
@@ -32,9 +32,17 @@ from core.visible import FILTER_LABELS, FILTER_MODES
 from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
-from gui.widgets.message_view import MessageView
+from gui.widgets.find_bar import FindBar
+from gui.widgets.transcript_view import TranscriptView
 
-__all__ = ["BranchTree", "BranchTreePane", "FilterModeBox", "MessagePane", "SessionListPane", "SessionTable"]
+__all__ = [
+    "BranchTree",
+    "BranchTreePane",
+    "FilterModeBox",
+    "SessionListPane",
+    "SessionTable",
+    "TranscriptPane",
+]
 
 
 def _column(controls: QHBoxLayout, body: QWidget, parent: QWidget) -> None:
@@ -268,12 +276,13 @@ class BranchTreePane(QWidget):
         layout.insertWidget(1, self.usage_label)
 
 
-class MessagePane(QWidget):
-    """The *What the model saw* toggle above the message view."""
+class TranscriptPane(QWidget):
+    """The transcript, with the *What the model saw* toggle above it and the find bar between."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.message_view = MessageView()
+        self.transcript = TranscriptView()
+        self.find_bar = FindBar()
         self.context_toggle = QCheckBox("What the model saw")
         self.context_toggle.setToolTip(
             "Show the messages the model saw at the selected entry (compactions applied) as a conversation"
@@ -281,4 +290,8 @@ class MessagePane(QWidget):
         controls = QHBoxLayout()
         controls.addWidget(self.context_toggle)
         controls.addStretch(1)
-        _column(controls, self.message_view, self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(controls)
+        layout.addWidget(self.find_bar)
+        layout.addWidget(self.transcript, 1)

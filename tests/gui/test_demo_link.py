@@ -33,7 +33,7 @@ def digests(folder: Path) -> dict[str, str]:
 def shown_demo(qtbot, tmp_path: Path, trash_home: Path) -> tuple[MainWindow, Path]:
     """A window on an empty folder whose "Open the demo sessions" link was followed; the copy's folder."""
     window = make_window(qtbot, [tmp_path / "no-sessions"], tmp_path / "catalogue")
-    window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
+    window.transcript.anchorClicked.emit(QUrl("action:open/demo"))
     qtbot.waitUntil(
         lambda: not window.catalogue.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT
     )
@@ -81,7 +81,7 @@ def test_label_rename_fork_and_trash_on_the_demo_leave_the_shipped_files_unchang
 
     # Following the link again opens the same copy as the user left it, not a fresh one.
     copied = digests(copy)
-    window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
+    window.transcript.anchorClicked.emit(QUrl("action:open/demo"))
     qtbot.waitUntil(lambda: not window.catalogue.refreshing, timeout=TIMEOUT)
     assert window.catalogue.roots == [copy] and digests(copy) == copied
     assert digests(DEMO) == shipped
@@ -94,7 +94,7 @@ def test_a_demo_copy_that_cannot_be_made_is_one_sentence_in_the_status_bar(
     blocker.write_text("a file where the data folder would be\n", encoding="utf-8")
     monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
     window = make_window(qtbot, [tmp_path / "no-sessions"], tmp_path / "catalogue")
-    window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
+    window.transcript.anchorClicked.emit(QUrl("action:open/demo"))
     message = window.statusBar().currentMessage()
     assert message.startswith("The demo sessions cannot be copied to ") and message.endswith(".")
     assert window.catalogue.roots == [tmp_path / "no-sessions"]

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import orjson
-from PySide6.QtCore import QUrl
 
+from core.render.reading import ContextCards, PathCards
 from gui.main_window import MainWindow
-from gui.widgets.message_view import CONTEXT_WINDOW
 from tests.conftest import DEMO, REPO
+from tests.gui.windows import current_entry_id, marked_entry_id
 from tests.helpers import append_entries
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
@@ -189,18 +189,19 @@ def test_context_mode_starts_with_the_compaction_summary(qtbot, tmp_path: Path) 
     window = _window_on(qtbot, tmp_path, folder / COMPACTION)
     assert window.context_toggle.text() == "What the model saw"
     count = _show_context(qtbot, window)
-    messages = window.message_view.context_messages
-    assert messages is not None and len(messages) == count > 1
-    assert messages[0]["role"] == "compactionSummary"
-    assert window.message_view.context_start == 0
-    text = window.message_view.toPlainText()
-    assert "Show 200 earlier" not in text
-    assert "Speed up the nightly ingest" in text or "ompact" in text
+    source = window.transcript.card_source
+    assert isinstance(source, ContextCards) and len(source.messages) == count > 1
+    assert source.messages[0]["role"] == "compactionSummary"
+    window.transcript.go_home()
+    text = window.transcript.toPlainText()
+    assert "earlier messages" not in text  # no paging: the transcript scrolls through all of it
+    assert "Speed up the nightly ingest" in text
 
-    # Off again: the selected entry alone.
+    # Off again: the conversation, the selected entry's card marked.
     window.context_toggle.setChecked(False)
-    assert window.message_view.context_messages is None
-    assert window.message_view.entry is not None
+    source = window.transcript.card_source
+    assert isinstance(source, PathCards)
+    assert marked_entry_id(window) == current_entry_id(window)
 
 
 def _generate(path: Path, count: int) -> None:
@@ -228,30 +229,23 @@ def test_a_long_context_renders_in_windows(qtbot, tmp_path: Path) -> None:
     _generate(session, 1000)
     window = _window_on(qtbot, tmp_path, session)
     assert _show_context(qtbot, window) == 1000
-    view = window.message_view
-    assert view.context_start == 1000 - CONTEXT_WINDOW
+    view = window.transcript
+    first, last = view.rendered
+    assert last == 1000 and last - first < 200  # the cards near the end only, not all 1,000
     text = view.toPlainText()
-    assert "msg-0999" in text and "msg-0800" in text and "msg-0799" not in text
-    assert "Show 200 earlier messages" in text
-    assert 'href="action:more/context"' in view.toHtml() or "action:more/context" in view.toHtml()
+    assert "msg-0999" in text and "msg-0000" not in text and "earlier messages" not in text
 
-    view.anchorClicked.emit(QUrl("action:more/context"))
-    assert view.context_start == 600
+    view.go_home()  # Ctrl+Home: the first message, the end let go
+    first, last = view.rendered
+    assert first == 0 and last < 200
     text = view.toPlainText()
-    assert "msg-0600" in text and "msg-0599" not in text and "msg-0999" in text
+    assert "msg-0000" in text and "msg-0999" not in text
 
-    for _ in range(3):
-        view.anchorClicked.emit(QUrl("action:more/context"))
-    assert view.context_start == 0
-    text = view.toPlainText()
-    assert "msg-0000" in text and "earlier messages" not in text
-    assert not view.show_earlier()
-
-    # Another entry: the context up to it, again windowed from its end.
+    # Another entry: the context up to it, shown from its end.
     with qtbot.waitSignal(window.messages.context_shown, timeout=TIMEOUT) as blocker:
         window.opened.select_entry("g0000499")
     assert blocker.args == [500]
-    assert view.context_start == 300
+    assert view.rendered[1] == 500
     assert "msg-0499" in view.toPlainText() and "msg-0500" not in view.toPlainText()
 
 
@@ -263,6 +257,7 @@ def test_a_stale_context_result_is_dropped(qtbot, tmp_path: Path) -> None:
     window = _window_on(qtbot, tmp_path, session)
     window.context_toggle.setChecked(True)
     window.opened.select_entry("g0000010")  # supersedes the request for the leaf
-    qtbot.waitUntil(lambda: window.message_view.context_messages is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: isinstance(window.transcript.card_source, ContextCards), timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=TIMEOUT)
-    assert len(window.message_view.context_messages) == 11
+    source = window.transcript.card_source
+    assert isinstance(source, ContextCards) and len(source.messages) == 11

@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings, QThreadPool, QUrl
 from PySide6.QtGui import QImage, QTextDocument
 
 import core.catalogue.catalogue as catalogue_module
-import gui.widgets.message_view as message_view_module
+import gui.widgets.transcript_view as transcript_view_module
 from core.catalogue.reading import WholeRead
 from core.render import image_bytes
 from gui.app import main
@@ -22,7 +22,7 @@ from gui.models.session_list_model import SessionColumn
 from gui.scheduling import Priority
 from gui.settings import APPLICATION, ORGANIZATION
 from gui.workers import TaskContext
-from tests.gui.windows import TIMEOUT, make_window
+from tests.gui.windows import TIMEOUT, make_window, marked_entry_id
 
 LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named "Fix double submit on login form"
 FIRST_USER_ID = "acf526b8"
@@ -71,17 +71,17 @@ def test_selecting_a_session_fills_the_tree_and_selects_the_leaf(
     assert window.tree_model.rowCount() > 0
     current = window.tree_model.entry_for_index(window.tree.currentIndex())
     assert current is not None and current.id == session.leaf_id
-    assert window.message_view.entry is current
+    assert marked_entry_id(window) == current.id
     assert "Fix double submit" in window.windowTitle()
 
 
 def test_an_entry_shows_its_text_and_thinking_toggles(qtbot, window: MainWindow, sessions: Path) -> None:
     open_linear(qtbot, window, sessions)
     assert window.opened.select_entry(FIRST_USER_ID)
-    assert FIRST_USER_PHRASE in window.message_view.toPlainText()
+    assert FIRST_USER_PHRASE in window.transcript.toPlainText()
 
     assert window.opened.select_entry(THINKING_ID)
-    view = window.message_view
+    view = window.transcript
     assert "Thinking…" in view.toPlainText()
     hrefs = re.findall(r'href="(action:toggle/[^"]*thinking[^"]*)"', view.toHtml())
     assert hrefs
@@ -108,9 +108,9 @@ def test_links_and_resources(qtbot, window: MainWindow, sessions: Path, monkeypa
             opened.append(url.toString())
             return True
 
-    monkeypatch.setattr(message_view_module, "QDesktopServices", FakeDesktop)
+    monkeypatch.setattr(transcript_view_module, "QDesktopServices", FakeDesktop)
     open_linear(qtbot, window, sessions)
-    view = window.message_view
+    view = window.transcript
     image = QTextDocument.ResourceType.ImageResource
     for url in ("http://example.com/a.png", "https://example.com/a.png", "file:///etc/passwd", "image:x/0"):
         assert view.loadResource(image, QUrl(url)) is None
@@ -151,7 +151,7 @@ def test_a_live_append_shows_a_new_row(qtbot, window: MainWindow, sessions: Path
     index = window.tree_model.index_for_entry("feedbeef")
     assert index.isValid()
     assert window.tree.currentIndex() == index  # the view follows a live session's leaf
-    assert "zebras" in window.message_view.toPlainText()
+    assert "zebras" in window.transcript.toPlainText()
     assert "zebras" in window.tree_model.data(index)
     assert window.grab().save(str(SCREENSHOT))
 
@@ -291,13 +291,13 @@ def test_an_empty_history_says_where_sessions_are_looked_for(qtbot, tmp_path: Pa
     empty = tmp_path / "no-sessions"
     window = make_window(qtbot, [empty], tmp_path / "catalogue")
     assert window.list_model.rowCount() == 0
-    text = window.message_view.toPlainText()
+    text = window.transcript.toPlainText()
     assert "Sessions are looked for in" in text
     assert str(empty) in text
     assert "Open the demo sessions" in text
-    assert 'href="action:open/demo"' in window.message_view.toHtml()
+    assert 'href="action:open/demo"' in window.transcript.toHtml()
 
-    window.message_view.anchorClicked.emit(QUrl("action:open/demo"))
+    window.transcript.anchorClicked.emit(QUrl("action:open/demo"))
     qtbot.waitUntil(
         lambda: not window.catalogue.refreshing and window.list_model.rowCount() == 7, timeout=TIMEOUT
     )
@@ -308,7 +308,7 @@ def test_default_roots_are_shown_when_none_are_given(qtbot, tmp_path: Path, monk
     monkeypatch.setenv("PRIME_AGENT_DIR", str(tmp_path / "agent"))
     window = make_window(qtbot, None, tmp_path / "catalogue")
     assert window.catalogue.roots == [tmp_path / "agent" / "sessions"]
-    assert str(tmp_path / "agent" / "sessions") in window.message_view.toPlainText()
+    assert str(tmp_path / "agent" / "sessions") in window.transcript.toPlainText()
 
 
 def test_opening_a_file_selects_it(qtbot, sessions: Path, tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def test_a_damaged_session_lists_its_problems(qtbot, window: MainWindow, session
     assert current_entry_id(window) != ORPHAN_ID
     table.cellDoubleClicked.emit(1, 3)
     assert current_entry_id(window) == ORPHAN_ID
-    assert "walruses" in window.message_view.toPlainText()
+    assert "walruses" in window.transcript.toPlainText()
 
     # A clean session hides the panel again.
     open_session(qtbot, window, sessions / LINEAR)
@@ -100,7 +100,7 @@ def test_a_folder_named_like_a_session_says_why(qtbot, window: MainWindow, sessi
         window.opened.open(folder)
     sentence = blocker.args[0]
     assert sentence == f"{folder} is a folder, not a session file."
-    assert window.message_view.toPlainText().strip() == sentence
+    assert window.transcript.toPlainText().strip() == sentence
     assert window.statusBar().currentMessage() == sentence
     # The app keeps working: another session opens.
     open_session(qtbot, window, sessions / BRANCHED)
@@ -115,7 +115,7 @@ def test_a_deleted_file_says_why(qtbot, window: MainWindow, sessions: Path) -> N
         assert window.files.open_path(doomed)
     sentence = blocker.args[0]
     assert str(doomed) in sentence and "Error" not in sentence and "\n" not in sentence
-    assert sentence in window.message_view.toPlainText()
+    assert sentence in window.transcript.toPlainText()
     assert str(doomed) not in window.files.recent_paths  # only paths that exist are remembered
     open_session(qtbot, window, sessions / BRANCHED)
     assert window.opened.session is not None
@@ -150,7 +150,7 @@ def test_a_search_hit_opens_its_session_and_entry(qtbot, window: MainWindow, ses
     assert window.opened.session.path == os.path.abspath(first.path)
     assert current_entry_id(window) == first.entryId
     assert window.tree.currentIndex() == window.tree_model.index_for_entry(first.entryId)
-    assert "twice" in window.message_view.toPlainText()
+    assert "twice" in window.transcript.toPlainText()
     selected = window.proxy.summary_at(window.table.currentIndex().row())
     assert selected is not None and selected.path == first.path
 
@@ -174,7 +174,7 @@ def test_a_hit_on_an_abandoned_branch_is_marked_and_revealed(
     panel.activate(row)  # the session is already open: the entry is selected at once
     assert window.tree_model.filter_mode == "all"
     assert current_entry_id(window) == hit.entryId
-    assert "630 bytes" in window.message_view.toPlainText()
+    assert "630 bytes" in window.transcript.toPlainText()
 
 
 def test_an_invalid_query_says_why(qtbot, window: MainWindow) -> None:
@@ -384,14 +384,14 @@ def test_the_theme_can_be_forced_and_follows_back_the_system(qtbot, sessions: Pa
         assert is_dark() and window.view.theme_actions["dark"].isChecked()
         # the message view re-rendered with the dark colours (its default stylesheet is the dark one)
         dark = stylesheet(True)  # palette changes reach widgets as posted events
-        qtbot.waitUntil(lambda: window.message_view.document().defaultStyleSheet() == dark, timeout=2000)
+        qtbot.waitUntil(lambda: window.transcript.document().defaultStyleSheet() == dark, timeout=2000)
         window.close()
         again = make_window(qtbot, [sessions], tmp_path / "catalogue")  # remembered in the settings
         assert again.view.theme_actions["dark"].isChecked() and is_dark()
         again.view.set_theme("light")
         assert not is_dark()
         light = stylesheet(False)
-        qtbot.waitUntil(lambda: again.message_view.document().defaultStyleSheet() == light, timeout=2000)
+        qtbot.waitUntil(lambda: again.transcript.document().defaultStyleSheet() == light, timeout=2000)
     finally:
         window.view.set_theme("system")
     assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == base and not is_dark()

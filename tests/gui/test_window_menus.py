@@ -41,7 +41,7 @@ def test_zoom_makes_the_text_larger_and_is_remembered(qtbot, window: MainWindow,
     size = window.tree.font().pointSizeF()
     window.registry["view.zoom_in"].trigger()
     window.registry["view.zoom_in"].trigger()
-    assert window.tree.font().pointSizeF() == size + 2 and window.message_view.font().pointSizeF() > size
+    assert window.tree.font().pointSizeF() == size + 2 and window.transcript.font().pointSizeF() > size
     window.close()
     again = make_window(qtbot, [sessions], tmp_path / "catalogue")
     assert again.tree.font().pointSizeF() == size + 2
@@ -117,5 +117,5 @@ def test_a_link_to_another_entry_in_the_message_view_selects_it(qtbot, window: M
     from PySide6.QtCore import QUrl
 
     open_session(qtbot, window, sessions / BRANCHED)
-    window.message_view.anchorClicked.emit(QUrl(f"action:entry/{BRANCHES[1]}"))
+    window.transcript.anchorClicked.emit(QUrl(f"action:entry/{BRANCHES[1]}"))
     assert current_entry_id(window) == BRANCHES[1]

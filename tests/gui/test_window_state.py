@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QItemSelectionModel
 
 from core import load_session
-from gui.main_window import MainWindow
+from gui.main_window import LIST_WIDTH, MainWindow
 from tests.gui.windows import TIMEOUT, open_session
 from tests.helpers import append_bytes
 
@@ -59,7 +59,7 @@ def test_opening_another_folder_resets_the_tree_message_title_and_problems(
     assert window.tree_model.rowCount() == 0
     assert window.windowTitle() == "Prime Sessions"
     assert window.diagnostics_panel.isHidden() and window.diagnostics_panel.table.rowCount() == 0
-    assert window.message_view.toPlainText().strip() == "Select a session on the left."
+    assert window.transcript.toPlainText().strip() == "Select a session on the left."
     assert listed_paths(window) == [str(other / BRANCHED)]
 
 
@@ -148,8 +148,14 @@ def test_the_list_columns_fit_the_pane_without_a_horizontal_scroll_bar(
         assert not table.isColumnHidden(SessionColumn.PROJECT) and not table.isColumnHidden(
             SessionColumn.MODIFIED
         )
-    assert not any(table.isColumnHidden(c) for c in range(header.count()))  # a wide pane shows them all
+    # A wider window widens the transcript, not the list; a list dragged wide shows every column.
+    sizes = window.splitter.sizes()
+    window.splitter.setSizes([900, sizes[1], sum(sizes) - 900 - sizes[1]])
+    qtbot.waitUntil(lambda: not table.isColumnHidden(SessionColumn.MESSAGES), timeout=TIMEOUT)
+    table.fit_columns()
+    assert not any(table.isColumnHidden(c) for c in range(header.count()))
     window.resize(1100, 680)
+    window.splitter.setSizes([LIST_WIDTH, 200, 500])
     qtbot.waitUntil(lambda: table.isColumnHidden(SessionColumn.MESSAGES), timeout=TIMEOUT)
     project = window.proxy.index(0, SessionColumn.PROJECT)
     cwd = window.proxy.summary_at(0).cwd

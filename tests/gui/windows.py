@@ -33,6 +33,13 @@ def current_entry_id(window: MainWindow) -> str | None:
     return entry.id if entry is not None else None
 
 
+def marked_entry_id(window: MainWindow) -> str | None:
+    """The id of the entry whose card the transcript marks (the tree's selected entry, in path mode)."""
+    transcript = window.transcript
+    source, slot = transcript.card_source, transcript.current_slot
+    return source.entry_id(slot) if source is not None and slot is not None else None
+
+
 class _Marker(QObject):
     reached = Signal()
 
