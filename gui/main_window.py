@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QMainWindow, QMenu, QSplitter, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
 
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
 
     def focus_filter(self) -> None:
         """Ctrl+F: find in the open session from the tree or the transcript, else filter the session list."""
-        focus = QApplication.focusWidget()
+        focus = self.focusWidget()  # the window's own: its shortcut fires while it is active anyway
         in_session = focus is not None and any(
             pane.isAncestorOf(focus) for pane in (self.tree_pane, self.message_pane)
         )

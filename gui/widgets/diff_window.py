@@ -128,7 +128,8 @@ class DiffWindow(QMainWindow):
         self.view.setAlternatingRowColors(False)
         self.view.setIndentation(14)
         self.view.setWordWrap(True)
-        self.view.setExpandsOnDoubleClick(False)  # a click toggles a fold; a double-click shows in tree
+        # A click toggles a fold; a double-click shows the message in the transcript.
+        self.view.setExpandsOnDoubleClick(False)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.delegate = RichTextDelegate(self.view)
         self.view.setItemDelegate(self.delegate)
@@ -204,10 +205,10 @@ class DiffWindow(QMainWindow):
         toolbar.addSeparator()
         self.show_in_tree_action = action(
             "&Go",
-            "Show in Tree",
+            "Show in Transcript",
             self.show_in_tree,
             "Ctrl+T",
-            "Select the message of the current cell in the branch tree",
+            "Show the message of the current cell in the main window's transcript (selected in its tree)",
         )
         self.export_action = action(
             "&File", "Export HTML…", self.export_dialog, "Ctrl+E", "Save the diff as one HTML file"

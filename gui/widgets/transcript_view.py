@@ -243,6 +243,16 @@ class TranscriptView(QTextBrowser):
                 high = middle - 1
         return self._spans[low].slot
 
+    def visible_slots(self) -> list[int]:
+        """The slots of the cards in the viewport, wholly or in part."""
+        top = self.verticalScrollBar().value()
+        bottom = top + self.viewport().height()
+        return [
+            span.slot
+            for span in self._spans
+            if self._frame_bottom(span.frame) > top and self._frame_top(span.frame) < bottom
+        ]
+
     def slot_at(self, position: int) -> int | None:
         """The slot of the card holding document ``position``, None outside every card."""
         for span in self._spans:

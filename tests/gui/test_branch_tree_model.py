@@ -701,3 +701,30 @@ def test_random_appends_to_a_partly_fetched_model_give_a_fresh_models_rows(
         finally:
             del tester
             qInstallMessageHandler(previous)
+
+
+def test_the_reading_marker_moves_without_the_selection(qtbot) -> None:
+    """The transcript's "you are here": one row tinted at a time, checked by Qt's model tester."""
+    session = load_session(BRANCHES, checksum=False)
+    model = BranchTreeModel(session, filter_mode="all")
+    complaints: list[str] = []
+    previous = qInstallMessageHandler(lambda _kind, _context, text: complaints.append(text))
+    tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Warning)
+    changed: list[str] = []
+    model.dataChanged.connect(lambda top, _bottom, roles: changed.append(top.data(Role.ID)))
+    try:
+        path = [e.id for e in session.path_to(session.leaf_id)]
+        for eid in (path[3], path[7], path[7], "9fe792d3"):
+            index = model.set_reading(eid)
+            assert index.isValid() and model.reading_id == eid
+            assert index.data(Role.READING) is True
+            assert index.data(Qt.ItemDataRole.BackgroundRole) is not None
+            tinted = [e for _d, e in outline(model) if model.index_for_entry(e).data(Role.READING)]
+            assert tinted == [eid]
+        assert changed == [path[3], path[3], path[7], path[7], path[7], "9fe792d3"]
+    finally:
+        qInstallMessageHandler(previous)
+        del tester
+    assert not complaints
+    model.reset_session(load_session(BRANCHES, checksum=False))  # another session object: no marker
+    assert model.reading_id is None

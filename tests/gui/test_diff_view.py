@@ -15,7 +15,7 @@ from gui.main_window import MainWindow
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, DiffModel
 from gui.widgets.diff_window import DiffWindow
 from tests.core.test_diff import Builder, assistant, result, user
-from tests.gui.windows import TIMEOUT, current_entry_id, open_session
+from tests.gui.windows import TIMEOUT, current_entry_id, marked_entry_id, open_session
 
 BRANCHED = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"  # three branches from the first answer
 BRANCH_LEAVES = ("8b38ce88", "aeb61a52", "52c02f53")  # last messages of A, B, C (C ends the session)
@@ -195,6 +195,11 @@ def test_two_selected_leaves_open_a_diff_and_a_cell_jumps_to_the_tree(
     entry_id = view.model.index(row, 1).data(ENTRY_ROLE)
     assert view.show_in_tree()
     assert current_entry_id(window) == entry_id
+    assert marked_entry_id(window) == entry_id  # and the transcript is at it, on that branch
+    assert entry_id in window.messages.transcript.path_ids
+    slot = window.messages.transcript.nearest_slot(entry_id)
+    card = max(s for s in window.transcript.rendered_slots if s <= slot)  # its own, or its call's
+    assert card in window.transcript.visible_slots()
     view.close()
 
 
@@ -245,6 +250,7 @@ def test_a_fork_against_its_parent_session(qtbot, window: MainWindow, sessions: 
         assert view.show_in_tree()
     assert window.opened.session.path == str(sessions / LINEAR)
     qtbot.waitUntil(lambda: current_entry_id(window) == view.diff.common.tail[0].entry_id, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: marked_entry_id(window) == view.diff.common.tail[0].entry_id, timeout=TIMEOUT)
     view.close()
 
 
