@@ -40,6 +40,14 @@ def survives(secret: str, redacted: str) -> bool:
     return secret in redacted or any(piece in redacted for piece in _pieces(secret))
 
 
+def fixture_survives(fixture: object, redacted: str) -> bool:
+    """Whether a scanner's fixture survived: one of its credentials whole, or nothing redacted at all."""
+    secrets = fixture.secrets  # type: ignore[attr-defined]
+    if not secrets:
+        return "[REDACTED:" not in redacted
+    return any(all(survives(part, redacted) for part in parts) for parts in secrets)
+
+
 def shapes(redactor_class: type, samples: int) -> None:
     from tests.core.credential_shapes import SHAPES
 
@@ -66,7 +74,7 @@ def fixtures(redactor_class: type, args: argparse.Namespace) -> None:
     for fixture in found:
         redacted = redactor_class().text(fixture.text)
         by_source[fixture.source] += 1
-        if any(survives(secret, redacted) for secret in fixture.secrets):
+        if fixture_survives(fixture, redacted):
             lost[fixture.source] += 1
             examples.setdefault(fixture.source, []).append(f"{fixture.origin}: {fixture.text[:100]!r}")
     for source in sorted(by_source):
@@ -90,6 +98,8 @@ def clean(redactor_class: type, verbose: bool) -> None:
         )
     ]
     files += sorted((ROOT / "core").rglob("*.py")) + sorted((ROOT / "gui").rglob("*.py"))
+    # Redaction's own modules hold example credentials on purpose (in comments and patterns).
+    files = [p for p in files if not (p.parent.name == "export" and p.name.startswith(("redact", "secret")))]
     counts: Counter[str] = Counter()
     size = 0
     started = time.perf_counter()

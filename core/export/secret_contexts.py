@@ -67,12 +67,49 @@ _NOT_SECRET_KEY = re.compile(
     r"|translation|message|storage|state|query|route|react|list|item|index|column|field|license_file"
     r"|keyboard|monkey|turkey|jwks|kid|key_?id)[_-]?key(?:[_-]\w+)?"
 )
+# The text of an XML element that holds a secret: Jenkins' credentials.xml (<secret>, <password>,
+# <apiToken>), Maven's settings.xml, NuGet.Config, Azure's publish settings. The whole text goes, braces
+# and all (Jenkins writes ``{AQAAABAAAA…}``), unless it is a variable.
+_XML_ELEMENT = re.compile(
+    r"<((?i:secret|password|passphrase|passwd|token|api_?token|api_?key|access_?key|secret_?key|account_?key"
+    r"|private_?key|client_?secret|auth_?token|access_?token|refresh_?token|privateKeyPassphrase))>"
+    r"([^<>\n]{6,})</\1>"
+)
+# A quoted value on a line that names a credential before it (``lokalise token - 'c4eb…'``,
+# ``Your API2CART key is 2afd…``, ``std::string secret("…")``): a value that looks generated, 16
+# characters or more, with more entropy than a word or a path has.
+_NAMED_LINE = re.compile(
+    r"(?i)(?:\b|_)(?:tokens?|secrets?|passw(?:or)?ds?|pwd|credentials?|api[_ -]?keys?|access[_ -]?keys?"
+    r"|auth(?:_?token)?|keys?)(?:\b|_)"
+)
+_QUOTED = re.compile(
+    r"[\"'`]([^\s\"'`]{12,})[\"'`]|(?<![\w/.=-])([A-Za-z0-9+/_~\-]{16,}(?:\.[A-Za-z0-9+/_~\-]+)*={0,2})(?![\w/=-])"
+)
+# A string literal assigned to (or compared with) a name that ends in password, secret or api key: the
+# literal is the secret whatever it looks like (``password = "hunter2"``, ``DB_PASSWORD: 'Tr0ub4dor&3'``),
+# unless it is a placeholder, a template, a URL, or prose (a space). ``secret_name`` or ``password_hash``
+# do not end so; ``if ("…" == password)`` compares.
+_LITERAL_ASSIGNMENT = re.compile(
+    r"(?i)(?:[\w\-]*(?:passw(?:or)?d|pwd|secret|secrete|api[_-]?key|private[_-]?key|client[_-]?secret"
+    r"|db[_-]?pass|contrase(?:ñ|n)a)s?(?-i:(?<=[a-z])(?![a-z])|(?<=[A-Z])(?![A-Z]))[\"'`\]]{0,2}[ \t]*"
+    r"(?:=>|:=|!==?|={1,3}|:)"
+    r"[ \t]*@?([\"'`])([^\s\"'`]{6,200})\1"
+    r"|([\"'`])([^\s\"'`]{6,200})\3[ \t]*(?:!==?|={2,3})[ \t]*[\w\-]*(?:passw(?:or)?d|pwd|secret|api[_-]?key"
+    r"|private[_-]?key)\b)"
+)
+_TEMPLATE = re.compile(r"\$\{[\w.]+\}|^\$\w+|\$[A-Za-z_]\w*$|\{\{[^{}]*\}\}|%\(?\w*\)?[sd]|://")
 # Hints that a line may hold one of the contexts above: the finders run only on the lines with one, since
 # their patterns start with a character class and would otherwise try every position of a long text.
 # They are matched against the text in lower case (a case-insensitive pattern is several times slower).
 _AUTH_HINT = re.compile(r"(?:bearer|basic|token|bot|apikey|sso-key)[ \t]+[a-z0-9]")
+_XML_HINT = re.compile(r"<(?:secret|pass|token|api|access|account|private|client|auth|refresh)")
+_NAMED_HINT = re.compile(r"(?:token|secret|passw|pwd|credential|key)")
 _KEY_HINT = re.compile(r"(?:key|token)[\w\-]{0,13}[\"'`\]]{0,2}[ \t]*[:=,]")
 _FLAG_HINT = re.compile(r"(?:mysql|mariadb|sshpass|redis-cli|login|--(?:pass|token|api|access|auth|client))")
+# Literals that name the field rather than fill it.
+_NOT_PASSWORDS = frozenset(
+    {"password", "passwd", "secret", "api_key", "apikey", "private_key", "required", "string"}
+)
 _MIN_LENGTH = 8
 _MIN_ENTROPY = 3.0
 
@@ -92,7 +129,27 @@ def looks_generated(value: str, min_length: int = _MIN_LENGTH, min_entropy: floa
     has_letter = any(c.isalpha() for c in value)
     if not (has_digit and has_letter) or _entropy(value) < min_entropy:
         return False
-    return not (_CODE.fullmatch(value) and ("." in value or "(" in value or "[" in value))
+    if not (_CODE.fullmatch(value) and ("." in value or "(" in value or "[" in value)):
+        return True
+    # a.b.c is code, unless a part of it is itself a long random run (a dotted token: JWT-like, Yandex).
+    return any(len(part) >= 16 and _entropy(part) >= 3.5 for part in re.split(r"[.(\[]", value))
+
+
+def _looks_like_key(value: str) -> bool:
+    """A value next to a credential's name: generated-looking, or 16+ letters of both cases with entropy."""
+    if value.count("\\") >= 2 or value.count("/") >= 3:
+        return False  # a Windows registry or file path, a URL's path
+    if looks_generated(value, min_length=12, min_entropy=3.5):
+        return True
+    letters = value.replace("-", "").replace("_", "")
+    return (
+        len(value) >= 16
+        and letters.isalpha()
+        and not letters.isupper()
+        and not letters.islower()
+        and sum(c.isupper() for c in letters) >= 3
+        and _entropy(value) >= 3.8
+    )
 
 
 def _basic_credentials(value: str) -> bool:
@@ -151,6 +208,23 @@ def add_context_secrets(text: str, values: dict[str, str]) -> None:
             name, value = match.group(1), match.group(2)
             if not _NOT_SECRET_KEY.fullmatch(name) and looks_generated(value, min_length=16):
                 _add(values, value, "secret-assignment")
+    for line in _lines(text, lower, _NAMED_HINT):
+        for match in _LITERAL_ASSIGNMENT.finditer(line):
+            value = match.group(2) or match.group(4)
+            if not (_is_placeholder(value) or _TEMPLATE.search(value) or value.lower() in _NOT_PASSWORDS):
+                _add(values, value, "secret-assignment")
+    for line in _lines(text, lower, _XML_HINT):
+        for match in _XML_ELEMENT.finditer(line):
+            if not _is_placeholder(match.group(2).strip()):
+                _add(values, match.group(2), "secret-element")
+    for line in _lines(text, lower, _NAMED_HINT):
+        named = _NAMED_LINE.search(line)
+        if named is None:
+            continue
+        for match in _QUOTED.finditer(line, named.end()):
+            value = match.group(1) or match.group(2)
+            if _looks_like_key(value) and "://" not in value:
+                _add(values, value, "named-secret")
     for line in _lines(text, lower, _FLAG_HINT):
         for pattern in _FLAGS:
             for match in pattern.finditer(line):
