@@ -82,7 +82,8 @@ _ASSIGNMENT_HINT = re.compile(
 # whose patterns start without a fixed prefix, run on RE2 (_RE2Plugin): on Python's engine the four of
 # them tripled the scan time (0.45 of 0.61 s per 2 MB). Replaced by PATTERNS and _URL_PASSWORD: GitLab
 # (its patterns' capture group returned only the prefix) and basic auth (it refused sub-delimiters, and
-# its bare password value was then replaced wherever it occurred, "postgres" in postgres://postgres:postgres@host included).
+# its bare password value was then replaced wherever it occurred, "postgres" in
+# postgres://postgres:postgres@host included).
 _PEM_BLOCK = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.DOTALL
 )
