@@ -215,7 +215,10 @@ def add_context_secrets(text: str, values: dict[str, str]) -> None:
                 _add(values, value, "secret-assignment")
     for line in _lines(text, lower, _XML_HINT):
         for match in _XML_ELEMENT.finditer(line):
-            if not _is_placeholder(match.group(2).strip()):
+            inner = match.group(2).strip()
+            if inner.startswith("{") and not inner.startswith("{{"):
+                inner = inner.strip("{}")  # Jenkins writes its encrypted secrets in braces
+            if not _is_placeholder(inner):
                 _add(values, match.group(2), "secret-element")
     for line in _lines(text, lower, _NAMED_HINT):
         named = _NAMED_LINE.search(line)

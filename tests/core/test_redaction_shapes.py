@@ -17,7 +17,7 @@ from core.export.redact import Redactor
 from core.session import load_session
 from tests.conftest import REPO
 from tests.core.credential_shapes import SHAPES
-from tests.core.test_redaction_recall import _pieces
+from tests.core.test_redaction_recall import GENERATORS, _pieces, _readme_kinds
 
 SAMPLES = 12
 
@@ -128,3 +128,32 @@ def test_gitleaks_allowlists_and_entropy_hold() -> None:
     assert [
         f for f in gitleaks_rules.find('api_key = "example_value_here"') if f.rule == "generic-api-key"
     ] == []
+
+
+# Examples of the kinds that no shape yields under its own name (public formats, random values).
+EXAMPLES = {
+    "secret-element": "<password>{AQAAABAAAAAQ9fXa7ykiBk7iz4uUMuLGL}</password>",
+    "named-secret": "shutterstock token - '35rqejvHx8E83LC82j65uBHEz8VRlWSw'",
+    "discord-token": "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+    "telegram-token": "bot 7213808860:AAH1bjqpKKW3maRSPAxzIU-0v6xNuq2-NjM started",
+    "mailchimp-key": "343ea45721923ed956e2b38c31db76aa-us30",
+    "artifactory-token": "X-JFrog-Art-Api: AKCp8jQ7ab3cD4eF5gH6iJ7kL8",
+}
+
+
+@pytest.mark.parametrize(("kind", "text"), EXAMPLES.items())
+def test_each_kind_of_the_table_is_found_as_that_kind(kind: str, text: str) -> None:
+    redactor = Redactor()
+    redactor.text(text)
+    assert kind in redactor.counts
+
+
+def test_the_readme_lists_exactly_the_kinds_redaction_names() -> None:
+    rng = random.Random(29)
+    found: set[str] = {"literal", *GENERATORS, *EXAMPLES}
+    for shape in SHAPES:
+        redactor = Redactor()
+        for _ in range(4):
+            redactor.text(shape.make(rng)[0])
+        found.update(k for k in redactor.counts if k not in gitleaks_rules.rule_ids())
+    assert _readme_kinds() == found
