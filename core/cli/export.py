@@ -71,6 +71,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="Markdown and PDF: keep raw HTML and javascript:/vbscript:/data: links in message text as "
         "written (by default they are escaped and neutralised)",
     )
+    p.add_argument(
+        "--remote-images",
+        action="store_true",
+        help="Markdown and PDF: keep images from the web in message text as images, which a previewer "
+        "fetches (by default they are written as links)",
+    )
     p.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write, or - for stdout")
     p.add_argument("--force", action="store_true", help="replace OUT (and its images) if they exist")
     p.set_defaults(run=_export)
@@ -134,6 +140,7 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
         redact=args.redact,
         literals=tuple(t for t in args.redact_literal if t),
         safe_markdown=not args.unsafe_markdown,
+        remote_images=args.remote_images,
     )
     rendered = render_export(
         session,

@@ -51,6 +51,9 @@ class ExportOptions:
         safe_markdown: in the Markdown export (and the PDF made from it), escape raw HTML and neutralise
             ``javascript:``/``vbscript:``/``data:`` links in message text (:mod:`core.export.safe_markdown`);
             False carries message text exactly as written. The HTML export is safe either way.
+        remote_images: in the Markdown export, keep message text's images from the web as images (a
+            previewer then fetches them); False writes them as links (:mod:`core.export.remote_images`).
+            The HTML export never loads them.
     """
 
     thinking: bool = True
@@ -61,6 +64,7 @@ class ExportOptions:
     redact: bool = False
     literals: tuple[str, ...] = ()
     safe_markdown: bool = True
+    remote_images: bool = False
 
     @property
     def redacting(self) -> bool:

@@ -79,6 +79,10 @@ class MarkdownMarkup:
     def markdown(self, text: str) -> str:
         """Message text, which is Markdown as the author wrote it (raw HTML escaped in safe mode)."""
         text = text.replace("\r\n", "\n").replace("\x00", "\ufffd")
+        if not self.options.remote_images and "![" in text:
+            from core.export.remote_images import remote_images_as_links
+
+            text = remote_images_as_links(text)
         if self.options.safe_markdown:
             from core.export.safe_markdown import safe_markdown
 

@@ -29,6 +29,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, Protocol, overload
 
+from core.export import gitleaks_rules
+from core.export.secret_contexts import add_context_secrets
 from core.export.secret_patterns import PATTERNS
 from core.session.content import is_image_block
 
@@ -50,10 +52,18 @@ _PLACEHOLDER = re.compile(r"\$\{?\w+\}?|<[^>]*>|\{\{?[\w.]*\}?\}|\*+|%[sd]|\[RED
 # assignment on a line, or one right after a stray quote, is read on its own: the library's patterns
 # take one value per line and stop at the first quote (found by the export fuzzer: in
 # ``password=abc"password=hunter2...`` and ``a: "x1...", password: hunter2...`` the second value stayed).
+# The keyword must end a part of the name (``TOKENIZE`` and ``tokenizer`` are no tokens, ``authToken`` and
+# ``SECRET_KEY`` are): the letter after it is not of its own case.
 _ASSIGNMENT = re.compile(
-    r"(?i)[\w\-]*(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
+    r"(?i)[\w\-]*(?:api[_-]?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
     r"|private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret"
-    r"|contrase(?:ñ|n)a|token|credential|auth)[\w\-]*[\"'`\]]{0,2}\s*(?:=>|:=|!==?|={1,3}|:)\s*"
+    r"|contrase(?:ñ|n)a|token|credential|auth)s?(?-i:(?<=[a-z])(?![a-z])|(?<=[A-Z])(?![A-Z])|(?<![A-Za-z]))"
+    r"[\w\-]*[\"'`\]]{0,2}\s*(?:=>|:=|!==?|={1,3}|:)\s*"
+)
+# Names that say password: a person's password (``hunter2hunter2``) has too little entropy for the
+# general check, so for these a value with letters and digits, or a symbol, of 8 characters is enough.
+_PASSWORD_NAME = re.compile(
+    r"(?i)[\w\-]*(?:password|passwd|pwd|contrase(?:ñ|n)a)[\w\-]*[\"'`\]]{0,2}\s*(?:=>|:=|={1,3}|:)\s*"
 )
 # An unquoted value runs to white space, a quote, a separator or a bracket; one followed by ``(`` is a
 # call (``pwd.slice(0, n)``), not a value.
@@ -68,12 +78,12 @@ _ASSIGNMENT_HINT = re.compile(
     r"(?:key|pass|pwd|secret|contras|token|credential|auth)[a-z0-9_\-\]'\"]{0,40}\s*(?:[:=!]|=>)"
 )
 
-# detect-secrets plugins -> marker kind (see _detectors). Left out: Discord, Telegram, Mailchimp and
-# Artifactory, whose patterns start without a fixed prefix, so the regex engine cannot skip ahead; the
-# four of them tripled the scan time (0.45 of 0.61 s per 2 MB) for services outside what an export must
-# catch. Replaced by PATTERNS and _URL_PASSWORD: GitLab (its patterns' capture group returned only the
-# prefix) and basic auth (it refused sub-delimiters, and its bare password value was then replaced
-# wherever it occurred, "postgres" in postgres://postgres:postgres@host included).
+# detect-secrets plugins -> marker kind (see _detectors). Discord, Telegram, Mailchimp and Artifactory,
+# whose patterns start without a fixed prefix, run on RE2 (_RE2Plugin): on Python's engine the four of
+# them tripled the scan time (0.45 of 0.61 s per 2 MB). Replaced by PATTERNS and _URL_PASSWORD: GitLab
+# (its patterns' capture group returned only the prefix) and basic auth (it refused sub-delimiters, and
+# its bare password value was then replaced wherever it occurred, "postgres" in
+# postgres://postgres:postgres@host included).
 _PEM_BLOCK = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.DOTALL
 )
@@ -88,6 +98,7 @@ _CODE_REFERENCE = re.compile(
     r"|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[\"'][\w$-]+[\"']\])+(?:\(\))?[;,]?"  # a.b.c, os.environ["X"]
     r"|[A-Za-z_$][\w$]*\(\)[;,]?"  # getToken()
 )
+_HEX_PAIR = re.compile(r"[0-9A-Fa-f]{2}")
 _FILE_NAME = re.compile(r"[\w./\\-]*\.[A-Za-z][A-Za-z0-9]{0,4}")  # src/app.ts, test_0007.sql
 _MIN_ENTROPY = 3.0  # bits per character; "getToken()" ~2.9, a random 16-character key ~3.8
 _MIN_ASSIGNED = 8  # characters
@@ -118,6 +129,22 @@ class _KeywordDetector(Protocol):
     ) -> Iterable[object]: ...
 
 
+class _RE2Plugin:
+    """A detect-secrets plugin's patterns run on RE2, which skips ahead where Python's engine cannot."""
+
+    def __init__(self, plugin: Any) -> None:
+        import re2
+
+        self.patterns = [re2.compile(regex.pattern) for regex in plugin.denylist]
+
+    def analyze_string(self, string: str) -> Iterable[object]:
+        data = string.encode("utf-8", "surrogatepass")
+        for pattern in self.patterns:
+            for match in pattern.finditer(data):
+                # Artifactory's patterns take the space, quote or = around the key: the key alone.
+                yield match.group(0).decode("utf-8", "surrogatepass").strip(' \t\r\n"=:')
+
+
 _Extra = tuple[str, re.Pattern[str], re.Pattern[str] | None, int]  # kind, regex, lead, lead width
 _RegexMaps = list[dict[re.Pattern[str], int]]
 _Detectors = tuple[list[tuple[str, _Detector]], list[_Extra], _KeywordDetector, _RegexMaps]
@@ -132,11 +159,14 @@ def _detectors() -> _Detectors:
     """
     # Imported by name (not in a loop over names), so PyInstaller sees every plugin the app needs.
     from detect_secrets.plugins import (
+        artifactory,
         aws,
         azure_storage_key,
+        discord,
         github_token,
         jwt,
         keyword,
+        mailchimp,
         npm,
         openai,
         pypi_token,
@@ -144,6 +174,7 @@ def _detectors() -> _Detectors:
         slack,
         square_oauth,
         stripe,
+        telegram_token,
         twilio,
     )
 
@@ -160,6 +191,10 @@ def _detectors() -> _Detectors:
         ("square-token", square_oauth.SquareOAuthDetector()),
         ("openai-key", openai.OpenAIDetector()),
         ("jwt", jwt.JwtTokenDetector()),
+        ("discord-token", _RE2Plugin(discord.DiscordBotTokenDetector())),
+        ("telegram-token", _RE2Plugin(telegram_token.TelegramBotTokenDetector())),
+        ("mailchimp-key", _RE2Plugin(mailchimp.MailchimpDetector())),
+        ("artifactory-token", _RE2Plugin(artifactory.ArtifactoryDetector())),
     ]
     extras = [
         (p.kind, re.compile(p.regex), re.compile(p.lead) if p.lead else None, p.lead_width) for p in PATTERNS
@@ -169,7 +204,11 @@ def _detectors() -> _Detectors:
 
 
 def _at_word_start(text: str, start: int) -> bool:
-    return start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-")
+    """Whether a token starts a word at ``start``: after a non-word character or a percent-encoded one."""
+    if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_-"):
+        return True
+    # ``?next=%2F%3Ftoken%3Dghp_...``: a URL-encoded ``=`` or ``/`` before the token ends the word before it.
+    return start >= 3 and text[start - 3] == "%" and _HEX_PAIR.fullmatch(text, start - 2, start) is not None
 
 
 def _hinted_lines(text: str) -> list[str]:
@@ -185,7 +224,7 @@ def _hinted_lines(text: str) -> list[str]:
     return lines
 
 
-def _assigned_values(line: str) -> list[str]:
+def _assigned_values(line: str, assignment: re.Pattern[str] = _ASSIGNMENT) -> list[str]:
     """The values assigned to (or compared with) secret-holding names in one line, as candidates.
 
     A quoted value gives two candidates, up to its closing quote and up to the first separator: when
@@ -193,7 +232,7 @@ def _assigned_values(line: str) -> list[str]:
     the longer of overlapping findings wins in :meth:`Redactor.find`.
     """
     values = []
-    for match in _ASSIGNMENT.finditer(line):
+    for match in assignment.finditer(line):
         start = match.end()
         if start >= len(line):
             continue
@@ -254,12 +293,13 @@ def _add_assigned_secrets(
         assigned: list[object] = list(_assigned_values(line))
         for regex_map in regex_maps:
             assigned.extend(keyword_detector.analyze_string(line, regex_map))
+        passwords = set(_assigned_values(line, _PASSWORD_NAME)) if "p" in line.lower() else set()
         for value in assigned:
             if (
                 isinstance(value, str)
                 and len(value) >= _MIN_ASSIGNED
                 and not value.startswith("[REDACTED:")
-                and _entropy(value) >= _MIN_ENTROPY
+                and (_entropy(value) >= _MIN_ENTROPY or value in passwords)
                 and not _CODE_REFERENCE.fullmatch(value)
                 and _looks_random(value)
             ):
@@ -350,7 +390,12 @@ class Redactor:
         _add_pattern_matches(text, extras, values)
         if "://" in text:
             _add_url_passwords(text, values)
+        add_context_secrets(text, values)
         _add_assigned_secrets(text, keyword_detector, regex_maps, values)
+        for finding in gitleaks_rules.find(text):
+            # gitleaks' generic rule takes any value of a keyed assignment: a member access is code.
+            if not (finding.rule.startswith("generic") and _CODE_REFERENCE.fullmatch(finding.secret)):
+                values.setdefault(finding.secret, finding.rule)
         return values
 
     def text(self, text: str, values: dict[str, str] | None = None) -> str:

@@ -73,6 +73,27 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "slack-token", r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "Slack docs, app-level tokens; gitleaks"
     ),
     SecretPattern("slack-token", r"xoxe-\d-[A-Za-z0-9]{20,}", "Slack docs, token rotation refresh tokens"),
+    # Shapes gitleaks' default rules (core/export/rules/gitleaks.toml) lack, or find only next to a keyword.
+    SecretPattern(
+        "vault-token",
+        r"hv[sb]\.[A-Za-z0-9_\-]{90,300}",
+        "HashiCorp Vault docs, service and batch tokens (hvs., hvb.); gitleaks' rule lets one in fifty"
+        " through (its allowlist s\\.[A-Za-z]{24} is unanchored: 24 letters after hvs. allow it)",
+    ),
+    SecretPattern(
+        "discord-webhook",
+        r"discord(?:app)?\.com/api/webhooks/\d{17,20}/[A-Za-z0-9_\-]{60,}",
+        "Discord developer docs, webhook URLs (https://discord.com/api/webhooks/ID/TOKEN)",
+    ),
+    SecretPattern(
+        "google-oauth-token", r"ya29\.[0-9A-Za-z_\-]{20,}", "Google OAuth 2.0 docs, access tokens (ya29.)"
+    ),
+    SecretPattern("docker-hub-token", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}", "Docker docs, access tokens"),
+    SecretPattern(
+        "notion-token", r"secret_[A-Za-z0-9]{43}(?![A-Za-z0-9])", "Notion docs, internal integration secrets"
+    ),
+    SecretPattern("langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", "LangSmith docs, API keys"),
+    SecretPattern("mailgun-key", r"key-[a-f0-9]{32}(?![A-Za-z0-9])", "Mailgun docs, private API keys (key-)"),
     SecretPattern(
         "azure-client-secret",
         r"Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",

@@ -231,6 +231,11 @@ class ExportDialog(QDialog):
             "Markdown and PDF only (the HTML page is always safe). Off: message text exactly as written."
         )
         self.safe_check.setChecked(True)
+        self.remote_images_check = QCheckBox("Load remote images (a previewer fetches them from the web)")
+        self.remote_images_check.setToolTip(
+            "Markdown only. Off: an image from the web in message text is written as a link to it, so "
+            "opening the file fetches nothing (the HTML page never loads one)."
+        )
         self.images_combo = QComboBox()
         for key, text in _IMAGES:
             self.images_combo.addItem(text, key)
@@ -265,6 +270,7 @@ class ExportDialog(QDialog):
         form.addRow("Format", self.format_combo)
         form.addRow("Images", self.images_combo)
         form.addRow("", self.safe_check)
+        form.addRow("", self.remote_images_check)
         target_row = QHBoxLayout()
         target_row.addWidget(self.target_edit, 1)
         target_row.addWidget(browse)
@@ -321,6 +327,7 @@ class ExportDialog(QDialog):
         settings.endGroup()
         self.images_combo.setEnabled(self.fmt != "pdf")
         self.safe_check.setEnabled(self.fmt != "html")
+        self.remote_images_check.setEnabled(self.fmt == "md")
 
     def _remember(self) -> None:
         settings = app_settings()
@@ -350,6 +357,7 @@ class ExportDialog(QDialog):
             "bookkeeping": self.bookkeeping_check,
             "redact": self.redact_check,
             "safe_markdown": self.safe_check,
+            "remote_images": self.remote_images_check,
         }
 
     # ------------------------------------------------------------------ reading the form
@@ -372,6 +380,7 @@ class ExportDialog(QDialog):
             redact=self.redact_check.isChecked(),
             literals=literals,
             safe_markdown=self.safe_check.isChecked(),
+            remote_images=self.remote_images_check.isChecked() and self.fmt == "md",
         )
 
     def request(self, overwrite: bool = False) -> ExportRequest:
@@ -395,6 +404,7 @@ class ExportDialog(QDialog):
             self.target_edit.setText(f"{root}.{self.fmt}")
         self.images_combo.setEnabled(self.fmt != "pdf")  # a PDF always carries its images
         self.safe_check.setEnabled(self.fmt != "html")  # the HTML page is safe either way
+        self.remote_images_check.setEnabled(self.fmt == "md")  # the page and the PDF never load them
         self._options_changed()
 
     def _options_changed(self, *_args: Any) -> None:

@@ -388,7 +388,9 @@ def _pieces(secret: str) -> set[str]:
 
 
 def test_every_kind_the_readme_lists_has_fakes() -> None:
-    assert _readme_kinds() == set(GENERATORS) | {"literal"}
+    # The kinds found by context or added in issue 29 have theirs in test_redaction_shapes.py, which
+    # checks that the table lists exactly the kinds of both.
+    assert set(GENERATORS) | {"literal"} <= _readme_kinds()
 
 
 def _spread(lines: list[list[str]], copies: int = 2) -> list[str]:

@@ -256,3 +256,17 @@ def test_safe_markdown_is_on_by_default_and_can_be_turned_off(
     assert not _dialog(qtbot, path, runner).safe_check.isChecked()  # remembered, like the other options
     unsafe.format_combo.setCurrentIndex(unsafe.format_combo.findData("html"))
     assert not unsafe.safe_check.isEnabled()  # the HTML page is safe either way
+
+
+def test_remote_images_are_links_unless_the_box_is_ticked(qtbot, runner: TaskRunner, tmp_path: Path) -> None:
+    from tests.browser.hostile import write_hostile_session
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    dialog = _dialog(qtbot, write_hostile_session(folder), runner)
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("md"))
+    assert not dialog.remote_images_check.isChecked() and not dialog.options().remote_images
+    dialog.remote_images_check.setChecked(True)
+    assert dialog.options().remote_images
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("html"))
+    assert not dialog.remote_images_check.isEnabled() and not dialog.options().remote_images
