@@ -110,6 +110,7 @@ class TranscriptController(QObject):
         find_bar.next_requested.connect(lambda: self.find_step(1))
         find_bar.previous_requested.connect(lambda: self.find_step(-1))
         find_bar.closed.connect(self.close_find)
+        view.set_render_later(self._render_later)
         context.load_failed.connect(self._show_load_error)
         context.session_updated.connect(self._on_session_updated)
         context.session_changed.connect(self._on_session_changed)
@@ -156,6 +157,10 @@ class TranscriptController(QObject):
             menu="View",
             section="read",
         )
+
+    def _render_later(self, channel: str, work: Callable[[], object], done: Callable[[object], None]) -> None:
+        """The view's stretches rendered ahead, in a worker of the window's scheduler."""
+        self._context.runner.start(channel, lambda _task: work(), done, priority=Priority.FOREGROUND)
 
     # ------------------------------------------------------------------ state
     @property

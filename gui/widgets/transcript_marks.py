@@ -48,6 +48,11 @@ class FindMarks:
         """How many matches there are (so far, while counting)."""
         return self._ends[-1] if self._ends else 0
 
+    @property
+    def found_slots(self) -> frozenset[int]:
+        """The slots whose cards hold a match (counted so far)."""
+        return frozenset(self._counts) if self.needle else frozenset()
+
     def clear(self) -> None:
         """No query: nothing painted."""
         self.start("")

@@ -18,7 +18,6 @@ shown, and nothing remote is ever loaded.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,11 +40,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from core.render import RenderOptions, image_bytes, parse_action, parse_image_src, render_card, stylesheet
-from core.render.find import folds_matching
-from core.render.view import switch_html
+from core.render import image_bytes, parse_action, parse_image_src, stylesheet
 from gui.theme import is_dark
 from gui.widgets.transcript_marks import FindMarks
+from gui.widgets.transcript_stretch import Look, Prefetcher, Rendered, RenderLater
 
 if TYPE_CHECKING:
     from core.render.reading import ContextCards, PathCards
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_IMAGE_WIDTH", "TranscriptView"]
 
 MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
-STRETCH = 12  # slots rendered and added in one turn of the event loop
+STRETCH = 8  # slots rendered and added in one turn of the event loop
 FILL_SCREENS = 2.0  # keep at least this many viewport heights rendered above and below the viewport
 KEEP_SCREENS = 6.0  # drop cards further than this many viewport heights from it
 IMAGES_BEFORE_REBUILD = 24  # images cached by the document before a window rebuild lets them go
@@ -98,6 +96,8 @@ class TranscriptView(QTextBrowser):
         self._adjusting = False
         self._dark = is_dark()
         self.marks = FindMarks(self)
+        self._prefetch = Prefetcher()
+        self.document().setUndoRedoEnabled(False)
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
         self._fill_timer.timeout.connect(self._fill)
@@ -132,6 +132,10 @@ class TranscriptView(QTextBrowser):
     def expanded(self) -> frozenset[str]:
         """Keys of the folds shown open."""
         return frozenset(self._expanded)
+
+    def set_render_later(self, render_later: RenderLater | None) -> None:
+        """How stretches are rendered ahead off the GUI thread (the controller's runner); None: never."""
+        self._prefetch.render_later = render_later
 
     def set_unfold_all(self, on: bool) -> None:
         """Show every fold open (and nothing cut), or as the reader left them."""
@@ -342,6 +346,7 @@ class TranscriptView(QTextBrowser):
         if did:
             self.marks.refresh()
             self._fill_timer.start()
+        self._ask_ahead()  # what comes next is rendered in a worker while the reader reads
 
     def _trim(self, screen: int) -> bool:
         """Drop cards more than :data:`KEEP_SCREENS` viewport heights away; True when any was dropped."""
@@ -393,34 +398,29 @@ class TranscriptView(QTextBrowser):
         self._insert_cards(self._render(self._hi, stop), end, len(self._spans))
         self._hi = stop
 
-    def _render(self, start: int, stop: int) -> list[tuple[int, str, bool, str]]:
-        """The HTML of the cards of slots ``start`` to ``stop``: a switcher above a branch point's card."""
-        source = self._source
-        if source is None:
-            return []
-        try:
-            made = source.cards(start, stop)
-        except Exception as err:  # a file that changed underneath: say so in place of the cards
-            return [(start, f"<p>Cannot read these entries: {html.escape(str(err))}</p>", False, "")]
-        needle = self.marks.needle
-        out: list[tuple[int, str, bool, str]] = []
-        for slot, card in made:
-            expanded = self._expanded
-            if needle and self.marks.holds(slot):
-                expanded = expanded | folds_matching(card, needle)  # find opens the folds it matched in
-            options = RenderOptions(
-                expanded=frozenset(expanded), dark=self._dark, expand_all=self._unfold_all
-            )
-            switch = source.switch(slot)
-            head = (
-                switch_html(card.entry.id, switch.index, switch.count, self._dark)
-                if switch is not None
-                else ""
-            )
-            out.append((slot, head + render_card(card, options), bool(head), card.entry.id))
-        return out
+    def _look(self) -> Look:
+        marks = self.marks
+        return Look(frozenset(self._expanded), self._dark, self._unfold_all, marks.needle, marks.found_slots)
 
-    def _insert_cards(self, cards: list[tuple[int, str, bool, str]], position: int, index: int) -> None:
+    def _render(self, start: int, stop: int) -> list[Rendered]:
+        """The cards of slots ``start`` to ``stop``, rendered ahead in a worker if they were, else now."""
+        source = self._source
+        return self._prefetch.take(source, start, stop, self._look()) if source is not None else []
+
+    def _ask_ahead(self) -> None:
+        """Have the stretches beyond both edges of the window rendered in a worker, before they are needed."""
+        source = self._source
+        if source is None or not self._spans:
+            return
+        look = self._look()
+        if self._lo > 0:
+            self._prefetch.ask("transcript-above", source, max(0, self._lo - STRETCH), self._lo, look)
+        if self._hi < len(source):
+            self._prefetch.ask(
+                "transcript-below", source, self._hi, min(len(source), self._hi + STRETCH), look
+            )
+
+    def _insert_cards(self, cards: list[Rendered], position: int, index: int) -> None:
         """Put each card in a frame of its own at ``position`` (before the span at ``index``)."""
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
@@ -445,8 +445,11 @@ class TranscriptView(QTextBrowser):
         del self._spans[start:stop]
 
     def _clear_document(self) -> None:
-        self.document().clear()  # drops the images it cached too
-        self.document().setDefaultStyleSheet(stylesheet(self._dark))
+        document = self.document()
+        document.clear()  # drops the images it cached too
+        # Cards come and go as the reader scrolls: an undo stack would keep every one of them.
+        document.setUndoRedoEnabled(False)
+        document.setDefaultStyleSheet(stylesheet(self._dark))
         self._images = 0
         self._all_selected = False
 
