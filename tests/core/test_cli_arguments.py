@@ -1,4 +1,4 @@
-"""Options anywhere after the command, for every command: ``search QUERY --json ROOT`` as git would take it."""
+"""Options anywhere after the command, for every command: ``search QUERY --json ROOT`` as git takes it."""
 
 from __future__ import annotations
 
@@ -42,7 +42,10 @@ CASES: dict[str, tuple[str, str]] = {
     "clone": ("clone {a} --cwd /elsewhere --dest {t}", "clone {a} --cwd /elsewhere --dest {t}"),
     "trash": ("trash {a} -y {b}", "trash {a} {b} -y"),
     "export": ("export --format md {a} --tree -o -", "export {a} --format md --tree -o -"),
-    "diff": ("diff {a} e1 --format json e2 --other-file {b}", "diff {a} e1 e2 --format json --other-file {b}"),
+    "diff": (
+        "diff {a} e1 --format json e2 --other-file {b}",
+        "diff {a} e1 e2 --format json --other-file {b}",
+    ),
     "usage": (
         "usage daily --json --timezone UTC {s} -b {t}",
         "usage daily {s} {t} --json --timezone UTC -b",
