@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from core.cli.sessions import FILE_HELP, session_file
+
 __all__ = ["add_commands"]
 
 _FORMATS = ("text", "html", "json")
@@ -21,10 +23,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "against its parent, or any two sessions)."
         ),
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("left", metavar="LEFT", help="entry id (or unique prefix, or 'leaf') of the left side")
     p.add_argument("right", metavar="RIGHT", help="entry id (or unique prefix, or 'leaf') of the right side")
-    p.add_argument("--other-file", metavar="FILE2", help="the session RIGHT belongs to")
+    p.add_argument(
+        "--other-file", metavar="FILE2", type=session_file, help="the session RIGHT belongs to (as FILE)"
+    )
     p.add_argument("--format", choices=_FORMATS, default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")

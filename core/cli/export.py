@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from core.cli.sessions import FILE_HELP, session_file
 from core.collector import collection_paused
 from core.errors import InvalidRequestError
 
@@ -38,7 +39,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "prints how many of each kind it found."
         ),
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument(
         "--format", choices=("md", "html", "pdf"), help="output format (default: from OUT's extension)"
     )
