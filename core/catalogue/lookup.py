@@ -74,8 +74,9 @@ def short_ids(keys: Sequence[SessionKey], minimum: int = SHORT_ID_LENGTH) -> dic
     """Path -> the shortest prefix (at least ``minimum`` characters) of its header's id naming it alone.
 
     "Alone" as :func:`match_sessions` reads a prefix: no other file has an id (header's or file name's)
-    starting with it (ASCII letters in any case). Two files with the same id get the whole id (which then
-    names both: ``show`` lists them). A file without a header id gets its file name's.
+    starting with it (ASCII letters in any case). Copies of a session (files with the same id) get the
+    prefix that tells their id from every other id: no prefix can tell the copies apart, so it names all of
+    them and ``show`` lists them with their paths. A file without a header id gets its file name's.
     """
     owners: list[tuple[str, int]] = sorted(
         {(_fold(i), n) for n, key in enumerate(keys) for i in key.ids}  # every id, with its file
@@ -89,12 +90,13 @@ def short_ids(keys: Sequence[SessionKey], minimum: int = SHORT_ID_LENGTH) -> dic
         needed = minimum
         at = bisect.bisect_left(owners, (folded, -1))
         # The ids sharing the longest prefix with ours are its nearest neighbours in sorted order; look
-        # each way, past our own file's ids, to the nearest id of another file.
+        # each way, past our own file's ids and copies of our id (no prefix tells those apart), to the
+        # nearest other id.
         before = at - 1
-        while before >= 0 and owners[before][1] == n:
+        while before >= 0 and (owners[before][1] == n or owners[before][0] == folded):
             before -= 1
         after = at
-        while after < len(owners) and owners[after][1] == n:
+        while after < len(owners) and (owners[after][1] == n or owners[after][0] == folded):
             after += 1
         for i in (before, after):
             if 0 <= i < len(owners):

@@ -82,15 +82,15 @@ def test_short_ids_grow_past_eight_characters_only_where_eight_name_two_sessions
         SessionKey("/s/a.jsonl", "019cadd3-8790-76fa-8ab0-c952ebef2dfd", None),
         SessionKey("/s/b.jsonl", "019cadd3-87aa-7000-8000-000000000000", None),
         SessionKey("/s/c.jsonl", "019cb402-3c88-737c-a54e-8f5201941e04", None),
-        SessionKey("/s/d.jsonl", "dup", None),
-        SessionKey("/s/e.jsonl", "dup", None),
+        SessionKey("/s/d.jsonl", "0123456789-copied", None),
+        SessionKey("/s/e.jsonl", "0123456789-copied", None),  # a copy: no prefix tells the two apart
     ]
     assert short_ids(keys) == {
         "/s/a.jsonl": "019cadd3-879",
         "/s/b.jsonl": "019cadd3-87a",
         "/s/c.jsonl": "019cb402",
-        "/s/d.jsonl": "dup",
-        "/s/e.jsonl": "dup",
+        "/s/d.jsonl": "01234567",
+        "/s/e.jsonl": "01234567",
     }
 
 
@@ -115,7 +115,7 @@ def test_every_short_id_names_its_own_session_alone(ids: list[str], names: list[
         found = match_sessions(short, keys)
         assert key in found
         if any(k is not key and key.session_id.lower() in {i.lower() for i in k.ids} for k in keys):
-            continue  # another file answers to the very same id: the whole id names both
+            continue  # another file answers to the very same id: no prefix names one of the two alone
         assert found == [key], (short, keys)
 
 
