@@ -137,7 +137,8 @@ def child(target: str, empty: str, catalogue: str, pageup_seconds: float, transc
 
         def press() -> None:
             reading = view.reading_slot()
-            if reading == 0 and view.verticalScrollBar().value() == 0 or time.perf_counter() > deadline:
+            at_root = reading == 0 and view.verticalScrollBar().value() == 0
+            if at_root or time.perf_counter() > deadline:
                 ticker.stop()
                 result["pageup_s"] = time.perf_counter() - began
                 result["pageup_events"] = sent[0]
@@ -248,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.base
             else []
         )
-        name = f"{target.stat().st_size / 1e6:,.0f} MB, {ours[0]['entries']:,} entries, path of {ours[0]['slots']:,} cards"
+        size = target.stat().st_size / 1e6
+        name = f"{size:,.0f} MB, {ours[0]['entries']:,} entries, path of {ours[0]['slots']:,} slots"
         old_rss = median(before, "rss_open_mib") if before else float("nan")
         rows = [
             (
@@ -267,12 +269,12 @@ def main(argv: list[str] | None = None) -> int:
                 "to the root",
             ),
             ("Ctrl+Home (ms)", median(ours, "ctrl_home_s") * 1000, float("nan"), "< 200"),
-            ("RSS open at the leaf (MiB)", median(ours, "rss_open_mib"), old_rss, f"<= before + 60"),
+            ("RSS open at the leaf (MiB)", median(ours, "rss_open_mib"), old_rss, "<= before + 60"),
             (
                 "RSS after Page Up to the root (MiB)",
                 median(ours, "rss_after_pageup_mib"),
                 old_rss,
-                f"<= before + 60",
+                "<= before + 60",
             ),
         ]
         for measure, value, old, goal in rows:

@@ -11,8 +11,9 @@
 
 No maintainer scripts: Debian's file triggers (shared-mime-info, desktop-file-utils, hicolor-icon-theme)
 update the desktop's caches after the files arrive and after they go. ``Depends`` is worked out from the
-bundle itself: the libraries its ELF files need that it does not carry, mapped to the installed packages
-that hold them (``dpkg -S``), glibc at least the build machine's.
+bundle itself: the libraries its ELF files need that it does not carry, mapped to their Debian packages
+by a table (:data:`SYSTEM_LIBRARIES`, so it does not depend on what the build machine has installed;
+``dpkg -S`` only for a library the table lacks), glibc at least the build machine's.
 
 ``python3 packaging/linux_package.py tarball BUNDLE_DIR OUT_DIR`` (``packaging/build-tarball``) writes
 ``OUT_DIR/prime-sessions-<version>-linux-<machine>.tar.gz``: the bundle, ``install.sh`` and the same
@@ -139,9 +140,76 @@ def _needed_libraries(bundle: Path) -> set[str]:
     return needed - have
 
 
+# The Debian package of each library the bundle takes from the system, by soname (Debian 12 and later;
+# the same names on Ubuntu). Depends is worked out from this table, not from what the build machine
+# happens to have installed: a machine that never installed libwayland-cursor0 builds the same package.
+# A soname missing here is looked up with dpkg -S when its package is installed; otherwise the build
+# stops and says to add it here (https://packages.debian.org/file:<soname> names the package).
+SYSTEM_LIBRARIES = {
+    # glibc
+    **dict.fromkeys(
+        (
+            "ld-linux-x86-64.so.2",
+            "ld-linux-aarch64.so.1",
+            "libc.so.6",
+            "libdl.so.2",
+            "libm.so.6",
+            "libpthread.so.0",
+            "libresolv.so.2",
+            "librt.so.1",
+            "libutil.so.1",
+        ),
+        "libc6",
+    ),
+    "libgcc_s.so.1": "libgcc-s1",
+    "libstdc++.so.6": "libstdc++6",
+    "libz.so.1": "zlib1g",
+    # the graphics stack Qt's platform plugins load (never bundled: it must match the machine's drivers)
+    "libEGL.so.1": "libegl1",
+    "libGL.so.1": "libgl1",
+    "libOpenGL.so.0": "libopengl0",
+    "libGLX.so.0": "libglx0",
+    "libwayland-client.so.0": "libwayland-client0",
+    "libwayland-cursor.so.0": "libwayland-cursor0",
+    "libwayland-egl.so.1": "libwayland-egl1",
+    "libxcb.so.1": "libxcb1",
+    "libX11.so.6": "libx11-6",
+    "libX11-xcb.so.1": "libx11-xcb1",
+    "libxkbcommon.so.0": "libxkbcommon0",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libfontconfig.so.1": "libfontconfig1",
+    "libfreetype.so.6": "libfreetype6",
+    "libdbus-1.so.3": "libdbus-1-3",
+    "libglib-2.0.so.0": "libglib2.0-0",
+    "libgthread-2.0.so.0": "libglib2.0-0",
+}
+
+
 def _package_of(soname: str) -> str:
-    """The installed Debian package that holds the library ``soname`` (found with ldconfig and dpkg -S)."""
-    listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    """The Debian package that holds the library ``soname``.
+
+    From :data:`SYSTEM_LIBRARIES`; for a soname it does not name, the installed package that holds the
+    file (found with ldconfig and dpkg -S).
+    """
+    if soname in SYSTEM_LIBRARIES:
+        return SYSTEM_LIBRARIES[soname]
+    found = _installed_package_of(soname)
+    if found is None:
+        raise PackagingError(
+            f"the bundle needs {soname}, which packaging/linux_package.py's SYSTEM_LIBRARIES does not map "
+            f"to a Debian package and no installed package holds; add it there (packages.debian.org/file:"
+            f"{soname} names the package)"
+        )
+    return found
+
+
+def _installed_package_of(soname: str) -> str | None:
+    """The installed package that holds the library ``soname`` (ldconfig, then dpkg -S), or None."""
+    try:
+        listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
     paths = re.findall(rf"^\s+{re.escape(soname)} \(([^)]*)\) => (\S+)$", listing, re.MULTILINE)
     native = [path for flags, path in paths if "x86-64" in flags or "AArch64" in flags] or [
         p for _f, p in paths
@@ -152,10 +220,13 @@ def _package_of(soname: str) -> str:
         candidates = {path, real, *(p.removeprefix("/usr") for p in (path, real) if p.startswith("/usr/"))}
         candidates |= {f"/usr{p}" for p in (path, real) if not p.startswith("/usr/")}
         for candidate in sorted(candidates):
-            done = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True, check=False)
+            try:
+                done = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True, check=False)
+            except OSError:
+                return None
             if done.returncode == 0:
                 return done.stdout.split(":", 1)[0].strip()
-    raise PackagingError(f"no installed package holds {soname}, which the bundle needs")
+    return None
 
 
 def depends(bundle: Path) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import configparser
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import tarfile
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import PySide6
 import pytest
 
 from tests.conftest import REPO
@@ -114,6 +116,68 @@ def test_the_deb_installs_the_bundle_the_command_and_the_desktop_files(tmp_path:
     ):
         assert entries[path].startswith("-rw-r--r-- root/root"), path
     assert not any(path.startswith("/DEBIAN") for path in entries)  # no maintainer scripts: triggers do it
+
+
+def _nothing_installed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """A build machine whose ldconfig and dpkg know no library (a fresh one, set up as the README says)."""
+    asked: list[list[str]] = []
+    real_run = subprocess.run
+
+    def run(command: list[str], *args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        if command[0] in ("ldconfig", "dpkg"):
+            asked.append(command)
+            return subprocess.CompletedProcess(command, 0 if command[0] == "ldconfig" else 1, "", "")
+        return real_run(command, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(linux_package.subprocess, "run", run)
+    return asked
+
+
+WAYLAND_CLIENT = Path(PySide6.__file__).parent / "Qt" / "lib" / "libQt6WaylandClient.so.6"
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils)")
+@pytest.mark.skipif(not WAYLAND_CLIENT.is_file(), reason="needs PySide6's Wayland client library")
+def test_depends_does_not_rest_on_what_the_build_machine_has_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Qt's Wayland client library, as the bundle carries it: it needs libwayland-cursor.so.0 from the
+    # system, which a machine set up by the README never installed ("no installed package holds it").
+    bundle = _bundle(tmp_path, Path("/bin/true").read_bytes())
+    lib = bundle / "_internal" / "lib"
+    shutil.copyfile(WAYLAND_CLIENT, lib / WAYLAND_CLIENT.name)
+    for carried in ("libQt6Gui.so.6", "libQt6Core.so.6"):  # in the real bundle beside it
+        (bundle / "_internal" / carried).symlink_to("lib/libstandin.so.1")
+    asked = _nothing_installed(monkeypatch)
+    found = linux_package.depends(bundle)
+    assert found[0].startswith("libc6 (>= ")
+    assert found[1:] == sorted(
+        ["libgcc-s1", "libgl1", "libstdc++6", "libwayland-client0", "libwayland-cursor0", "libxkbcommon0"]
+    )
+    assert asked == []  # the table decided every one
+
+
+def test_a_library_neither_the_table_nor_dpkg_knows_stops_the_build_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _nothing_installed(monkeypatch)
+    with pytest.raises(linux_package.PackagingError, match=r"needs libfrob\.so\.7, .*SYSTEM_LIBRARIES"):
+        linux_package._package_of("libfrob.so.7")
+
+
+def test_the_readme_names_every_package_ci_installs_for_the_build() -> None:
+    script = (REPO / ".ci" / "run").read_text()
+    wanted: list[str] = []
+    for array in ("qt_offscreen_pkgs", "bundle_pkgs"):
+        found = re.search(rf"^{array}=\(([^)]*)\)", script, re.MULTILINE)
+        assert found is not None, array
+        wanted += found.group(1).split()
+    readme = (PACKAGING / "README.md").read_text()
+    block = re.search(r"```sh\napt-get install (.*?)```", readme, re.DOTALL)
+    assert block is not None
+    assert sorted(block.group(1).replace("\\\n", " ").split()) == sorted(
+        ["python3-venv", "python3-pip", *wanted]
+    )
 
 
 def test_the_tarball_installs_for_one_user_and_uninstalls_to_what_was_there(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ import orjson
 
 from core.catalogue import usage_query
 from core.catalogue.append import append_file
+from core.catalogue.lookup import SessionKey, match_sessions
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import Part, WholeRead, read_whole
@@ -254,6 +255,44 @@ class Catalogue:
             rows = [r for r in rows if within(r[0], reach)]
         # Files without a session header are not sessions (the reference's list hides them too).
         return [_summary_from_row(r) for r in rows if r[14] is not None]
+
+    def session_keys(self) -> list[SessionKey]:
+        """Every catalogued session's path, header id and name, newest first (what a reference matches).
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            rows = (
+                self._connect()
+                .execute(
+                    "SELECT path, session_id, name FROM files WHERE header IS NOT NULL"
+                    " ORDER BY modified_ms DESC, path"
+                )
+                .fetchall()
+            )
+        return [SessionKey(path, sid, name) for path, sid, name in rows]
+
+    def find_sessions(self, ref: str) -> list[SessionSummary]:
+        """The catalogued sessions ``ref`` names, newest first; more than one means it is ambiguous.
+
+        ``ref`` is an id, an exact name or an id prefix (see :func:`core.catalogue.lookup.match_sessions`).
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        paths = [key.path for key in match_sessions(ref, self.session_keys())]
+        found: dict[str, SessionSummary] = {}
+        with sqlite_errors("read"):
+            conn = self._connect()
+            for start in range(0, len(paths), 500):  # SQLite's limit on bound values, with room to spare
+                chunk = paths[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM files WHERE path IN ({marks})", chunk
+                ):
+                    found[row[0]] = _summary_from_row(row)
+        return [found[p] for p in paths if p in found]
 
     def usage_records(self, roots: Iterable[str | os.PathLike[str]] | None = None) -> list[UsageRecord]:
         """Usage records of the catalogued sessions (under ``roots`` if given), forks' copies counted once.

@@ -191,7 +191,8 @@ def usage_overview(
     session_rows = []
     for file_id in ranked if top is None else ranked[:top]:
         row = sessions[file_id].row(files[file_id].path)
-        row.title, row.project = files[file_id].title, files[file_id].project
+        found = files[file_id]
+        row.title, row.project, row.session_id = found.title, found.project, found.session_id
         session_rows.append(row)
     if filt == UsageFilter(timezone=filt.timezone):  # nothing left out: the choices are what was added
         every_model, every_project = set(models), set(projects)

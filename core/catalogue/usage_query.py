@@ -249,7 +249,8 @@ def usage_report(
     if kind == "session":
         by_path = {f.path: f for f in files.values()}
         for row in ordered:
-            row.title, row.project = by_path[row.key].title, by_path[row.key].project
+            found = by_path[row.key]
+            row.title, row.project, row.session_id = found.title, found.project, found.session_id
     if kind in ("session", "model", "project"):
         ordered.sort(key=lambda row: (-row.total_cost, row.key))
     else:

@@ -13,6 +13,7 @@ import os
 import sys
 
 from core.cli.output import UsageError, out
+from core.cli.sessions import FILE_HELP, session_file
 from core.errors import InvalidRequestError, PrimeSessionsError
 from core.session import load_session
 
@@ -24,32 +25,32 @@ _TITLE_WIDTH = 60
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's sub-commands to the ``prime-sessions`` parser."""
     p = sub.add_parser("label", help="set or clear the label of an entry (appends a label entry)")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("target", help="the entry id to label")
     p.add_argument("text", nargs="?", help="the label")
     p.add_argument("--clear", action="store_true", help="clear the label")
     p.set_defaults(run=_label)
 
     p = sub.add_parser("rename", help="set or clear the session name (appends a session_info entry)")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("name", nargs="?")
     p.add_argument("--clear", action="store_true", help="clear the name")
     p.set_defaults(run=_rename)
 
     p = sub.add_parser("fork", help="new session holding the path from the root to an entry")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("--at", required=True, metavar="ENTRY", help="the last entry to copy")
     p.add_argument("--dest", help="folder for the new file (default: beside the source)")
     p.set_defaults(run=_fork)
 
     p = sub.add_parser("clone", help="new session with the same content and a new id")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("--cwd", help="fork into another project folder (new cwd)")
     p.add_argument("--dest", help="folder for the new file")
     p.set_defaults(run=_clone)
 
     p = sub.add_parser("trash", help="move session files to the trash (never a permanent delete)")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=_trash)
 

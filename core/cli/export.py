@@ -1,7 +1,9 @@
 """CLI sub-commands for export (Markdown, HTML, PDF); registered by :func:`core.cli.build_parser`.
 
-``prime-sessions export FILE --format md|html|pdf [--leaf ID | --tree] [options] -o OUT``. Redaction
-counts go to stderr (``-o -`` writes the document to stdout). PDF needs Qt, which core must not
+``prime-sessions export FILE --format md|html|pdf [--leaf ID | --tree] [options] [-o OUT]``. Redaction
+counts go to stderr; without ``-o`` (or with ``-o -``) the document goes to stdout, unless stdout is a
+terminal, and ``-o``/``--force`` follow the same rule as ``diff`` (:func:`core.cli.output.output_file`).
+PDF needs Qt, which core must not
 import: :data:`pdf_writer` is set by ``gui.launcher`` before the CLI runs; without it the command
 says so in one sentence.
 """
@@ -12,6 +14,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from core.cli.output import output_file
+from core.cli.sessions import FILE_HELP, session_file
 from core.collector import collection_paused
 from core.errors import InvalidRequestError
 
@@ -38,7 +42,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "prints how many of each kind it found."
         ),
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument(
         "--format", choices=("md", "html", "pdf"), help="output format (default: from OUT's extension)"
     )
@@ -77,8 +81,15 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="Markdown and PDF: keep images from the web in message text as images, which a previewer "
         "fetches (by default they are written as links)",
     )
-    p.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write, or - for stdout")
-    p.add_argument("--force", action="store_true", help="replace OUT (and its images) if they exist")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="the file to write (- or none: standard output, when it is not a terminal)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace OUT (and its images) if they exist; never a session"
+    )
     p.set_defaults(run=_export)
 
 
@@ -101,30 +112,30 @@ def resolve_entry(session: Session, ref: str) -> str:
 def _export(args: argparse.Namespace) -> int:
     import os
 
+    # The same -o/--force rule as diff, checked before rendering (which can take a while on a large
+    # session): standard output unless -o names a file; never over an existing file without --force,
+    # never over the session itself.
+    target = output_file(args.output, args.force, [args.file], terminal=False)
+    to_stdout = target is None
     fmt = args.format
     if fmt is None:
-        ext = os.path.splitext(args.output)[1].lower()
-        fmt = _EXTENSIONS.get(ext)
+        fmt = "md" if to_stdout else _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())
         if fmt is None:
             raise InvalidRequestError("Say which format with --format md, html or pdf.")
-    to_stdout = args.output == "-"
     if to_stdout and fmt == "pdf":
         raise InvalidRequestError("A PDF cannot go to standard output; give a file name with -o.")
     if to_stdout and args.images == "beside":
         raise InvalidRequestError("Images cannot go beside standard output; use --images embed or omit.")
     if fmt == "pdf" and pdf_writer is None:
         raise InvalidRequestError("PDF export needs the app's Qt libraries, which are not available here.")
-    if not to_stdout and not args.force and os.path.exists(args.output):
-        # Checked before rendering, which can take a while on a large session.
-        raise InvalidRequestError(f"{args.output} already exists; use --force to replace it.")
     # The cyclic garbage collector finds nothing to free here (parsed JSON, strings and lists hold no
     # cycles), but the 20,000-message export made it walk every live object over and over: about 5%
     # of the time. Paused for this one command, not in render_export, which the app runs beside a GUI.
     with collection_paused():
-        return _load_and_export(args, fmt, to_stdout)
+        return _load_and_export(args, fmt, target)
 
 
-def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int:
+def _load_and_export(args: argparse.Namespace, fmt: str, target: str | None) -> int:
     from core.export import ExportOptions, render_export, save_export
     from core.export.parallel import export_workers
     from core.session import load_session
@@ -148,7 +159,7 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
         options,
         leaf_id=leaf_id,
         whole_tree=args.tree,
-        target=None if to_stdout else args.output,
+        target=target,
         pdf_writer=pdf_writer,
         # The command line runs no other thread, so the HTML export may fork a child to render part
         # of the page (core.export.parallel); the app calls render_export with one worker.
@@ -156,14 +167,14 @@ def _load_and_export(args: argparse.Namespace, fmt: str, to_stdout: bool) -> int
     )
     if options.redacting:
         print(f"Redacted: {_counts_line(rendered.counts)}", file=sys.stderr)
-    if to_stdout:
+    if target is None:
         sys.stdout.flush()
         for part in rendered.parts:
             sys.stdout.buffer.write(part)
         return 0
-    written = save_export(rendered, args.output, overwrite=args.force)
+    written = save_export(rendered, target, overwrite=args.force)  # never over the session itself
     extra = len(written) - 1
-    print(f"Wrote {args.output}" + (f" and {extra} image file(s)" if extra else ""), file=sys.stderr)
+    print(f"Wrote {target}" + (f" and {extra} image file(s)" if extra else ""), file=sys.stderr)
     return 0
 
 

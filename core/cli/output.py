@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 import orjson
 
@@ -46,3 +47,26 @@ def local_time(iso: str | None) -> str:
         return datetime.fromisoformat(iso or "").astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return " " * 16
+
+
+def output_file(
+    output: str | None, force: bool, inputs: Sequence[str | None], *, terminal: bool = True
+) -> str | None:
+    """Where ``export`` and ``diff`` write (``-o OUT``, ``--force``): the file, or None for standard output.
+
+    One rule for both commands, checked before any work is done: no ``-o`` or ``-o -`` is standard output
+    (without ``-o``, on a terminal only when ``terminal``: a page or a PDF is no use there); ``OUT`` must
+    not exist unless ``force``; and it is never one of the ``inputs`` (the sessions read), ``force`` or not.
+
+    Raises:
+        UsageError: no ``-o`` and standard output is a terminal that ``terminal`` refuses.
+        SessionWriteError: ``OUT`` is a folder, a session read, or exists without ``force``.
+    """
+    if output is None and not terminal and sys.stdout.isatty():
+        raise UsageError("Say where to write the export: -o FILE, or -o - to print it on the terminal.")
+    if output is None or output == "-":
+        return None
+    from core.export.files import check_targets
+
+    check_targets([output], inputs=[i for i in inputs if i], overwrite=force)
+    return output

@@ -13,16 +13,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
 from core.cli.output import PROG, UsageError, out
 from core.errors import PrimeSessionsError
 
-__all__ = ["COMMANDS", "PROG", "build_parser", "main"]
+__all__ = ["COMMANDS", "PROG", "build_parser", "main", "parse_arguments"]
 
 
 class _Parser(argparse.ArgumentParser):
+    commands: Mapping[str, argparse.ArgumentParser] | None = None  # the sub-parsers, on the top parser
+
     def error(self, message: str) -> NoReturn:  # one clear line instead of usage + error
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
@@ -54,7 +56,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     names = (COMMANDS[command],) if command in COMMANDS else _MODULES
     for name in names:
         import_module(f"core.cli.{name}").add_commands(sub)
+    parser.commands = sub.choices
     return parser
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed by ``parser`` (from :func:`build_parser`), options anywhere after the command.
+
+    argparse stops taking positionals at the first option, so ``search QUERY --json ROOT`` would leave
+    ``ROOT`` unrecognised; each command's own parser reads its arguments intermixed instead, as git and
+    most CLIs do. A ``--`` still ends the options (``show --width 50 -- -odd-name.jsonl``); the options
+    then come before it.
+    """
+    commands = getattr(parser, "commands", None) or {}
+    # With a "--", the classic parse: Python 3.11's intermixed parse loses what follows it.
+    if argv and argv[0] in commands and "--" not in argv:
+        args: argparse.Namespace = commands[argv[0]].parse_intermixed_args(argv[1:])
+        args.command = argv[0]
+        return args
+    return parser.parse_args(argv)  # no command, --help, --version or an unknown command
 
 
 class _VersionAction(argparse.Action):
@@ -88,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     try:
-        args = parser.parse_args(args_given)
+        args = parse_arguments(parser, args_given)
         if not getattr(args, "run", None):
             parser.print_help()
             return 0

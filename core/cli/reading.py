@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
+from core.cli.sessions import FILE_HELP, session_file
 from core.errors import PrimeSessionsError, SessionReadError
 from core.formatting import total_cost, whole_tokens
 from core.session import Session, load_session
@@ -63,23 +64,23 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_search)
 
     p = sub.add_parser("show", help="summary and the current branch of one session")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("--width", type=int, default=100, help="preview width in characters")
     p.set_defaults(run=_show)
 
     p = sub.add_parser("context", help="print what the model saw, as JSON")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("--leaf", help="entry id, or 'null' for the explicit empty leaf")
     p.set_defaults(run=_context)
 
     p = sub.add_parser("tree", help="print the entry tree")
-    p.add_argument("file")
+    p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("--json", action="store_true", help="print {roots, order, nodes} as JSON")
     p.add_argument("--width", type=int, default=100, help="preview width in characters")
     p.set_defaults(run=_tree)
 
     p = sub.add_parser("check", help="report damaged lines, orphans, cycles; exit 1 on problems")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", type=session_file, help=FILE_HELP)
     p.add_argument("-v", "--verbose", action="store_true", help="also show informative notes")
     p.set_defaults(run=_check)
 
@@ -141,9 +142,11 @@ def _roots(args: argparse.Namespace) -> list[Path]:
 
 def _list(args: argparse.Namespace) -> int:
     from core.catalogue import CatalogueError
+    from core.catalogue.lookup import SessionKey, short_ids
 
     roots = _roots(args)
     problems: list[str] = []
+    keys: list[SessionKey] | None = None  # every catalogued session: short ids are unique among them
     if args.no_catalogue:
         summaries = _scan_summaries(roots, problems)
     else:
@@ -153,6 +156,7 @@ def _list(args: argparse.Namespace) -> int:
                 if not args.no_refresh:
                     problems += catalogue.refresh(roots).errors
                 summaries = catalogue.summaries(roots)
+                keys = catalogue.session_keys()
             finally:
                 catalogue.close()
         except CatalogueError as err:
@@ -167,10 +171,15 @@ def _list(args: argparse.Namespace) -> int:
         where = ", ".join(str(r) for r in roots)
         out(f"No sessions found in {where}.")
         return 0
+    if keys is None:
+        keys = [SessionKey(s.path, s.id, s.name) for s in summaries]
+    shorts = short_ids(keys)
+    width = max(len(shorts.get(s.path, "")) for s in summaries)
     for s in summaries:
         title = " ".join(s.title.split())[:60]
+        short = shorts.get(s.path) or "-"
         out(
-            f"{local_time(s.modified)}  {s.messageCount:5d} msgs  "
+            f"{short:<{width}}  {local_time(s.modified)}  {s.messageCount:5d} msgs  "
             f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
         )
     out(f"{len(summaries)} sessions")

@@ -101,6 +101,7 @@ def _zone(text: str) -> tzinfo:
 
 
 def _usage(args: argparse.Namespace) -> int:
+    from core.catalogue.lookup import short_ids
     from core.cli.reading import _open_catalogue, _roots
     from core.usage import UsageFilter
 
@@ -112,6 +113,8 @@ def _usage(args: argparse.Namespace) -> int:
     try:
         unread = [] if args.no_refresh else catalogue.refresh(roots).errors
         result = catalogue.usage_report(args.report, filt, args.breakdown, roots)
+        # A session row's short id names it alone among every catalogued session (show, export take it).
+        shorts = short_ids(catalogue.session_keys()) if args.report == "session" else {}
     finally:
         catalogue.close()
     for problem in unread:  # files the refresh could not read: the report goes on without them
@@ -121,7 +124,7 @@ def _usage(args: argparse.Namespace) -> int:
     elif args.csv:
         _write_csv(result, args.breakdown)
     else:
-        _write_table(result, args.breakdown)
+        _write_table(result, args.breakdown, shorts)
     return 0
 
 
@@ -156,7 +159,13 @@ def report_json(result: UsageReport, breakdown: bool) -> dict[str, object]:
         item["sessions"] = row.sessions
         item["abandonedCost"] = round(row.abandoned_cost, 10)
         if result.kind == "session":
-            item.update(title=row.title, projectPath=row.project, lastActivity=_iso(row.last))
+            item.update(
+                sessionId=row.session_id,
+                path=row.key,
+                title=row.title,
+                projectPath=row.project,
+                lastActivity=_iso(row.last),
+            )
         if result.kind == "blocks":
             start = _block_start(row)
             item.update(
@@ -197,7 +206,8 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
-def _write_table(result: UsageReport, breakdown: bool) -> None:
+def _write_table(result: UsageReport, breakdown: bool, shorts: dict[str, str] | None = None) -> None:
+    """The report as a table; a session row starts with its short id (``shorts``: path -> short id)."""
     if not result.rows:
         out("No usage recorded in the sessions and dates asked for.")
         return
@@ -215,8 +225,11 @@ def _write_table(result: UsageReport, breakdown: bool) -> None:
 
     lines: list[tuple[str, list[str]]] = []
     for row in result.rows:
-        label = (row.title or row.key) if result.kind == "session" else row.key
-        lines.append((" ".join(label.split()), numbers(row)))
+        label = " ".join(((row.title or row.key) if result.kind == "session" else row.key).split())
+        if result.kind == "session":
+            short = (shorts or {}).get(row.key) or row.session_id[:8] or "-"
+            label = f"{short}  {label}"
+        lines.append((label, numbers(row)))
         if breakdown:
             lines += [(f"  └ {m.key}", numbers(m)) for m in row.model_breakdowns]
     total = ("Total", numbers(result.totals))

@@ -20,7 +20,7 @@ from core.lazy import lazy_exports
 if TYPE_CHECKING:
     from core.export.common import FORMATS, ExportOptions
     from core.export.export import PdfWriter, RenderedExport, render_export, save_export
-    from core.export.files import write_export
+    from core.export.files import check_targets, input_at, write_export
     from core.export.markdown import entry_to_markdown
     from core.render.highlight import pygments_css
     from core.render.markdown import markdown_to_html
@@ -32,7 +32,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.render.markdown": "markdown_to_html",
         "core.export.common": "ExportOptions FORMATS",
         "core.export.export": "PdfWriter render_export RenderedExport save_export",
-        "core.export.files": "write_export",
+        "core.export.files": "check_targets input_at write_export",
         "core.render.highlight": "pygments_css",
         "core.export.markdown": "entry_to_markdown",
     },

@@ -7,6 +7,7 @@ Nothing here writes files; :mod:`core.export.files` does that.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Iterable
@@ -85,11 +86,29 @@ class ImageSink:
     files: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, entry_id: str, index: int, data: bytes, mime: str) -> str:
-        """Remember one image and return the relative path the export links to."""
-        safe_id = re.sub(r"[^A-Za-z0-9_-]", "_", entry_id)[:64] or "entry"
-        name = f"{self.folder}/{safe_id}-{index}.{_EXTENSIONS.get(mime, 'bin')}"
+        """Remember one image and return the relative path the export links to (see :func:`image_stem`)."""
+        name = f"{self.folder}/{image_stem(entry_id)}-{index}.{_EXTENSIONS.get(mime, 'bin')}"
         self.files[name] = data
         return name
+
+
+_PLAIN_ID = re.compile(r"[a-z0-9_-]{1,64}")
+
+
+def image_stem(entry_id: str) -> str:
+    """The file name part that stands for ``entry_id``: one per id, the same in every export of it.
+
+    An id of lower-case letters, digits, ``_`` and ``-`` (what agents write) is its own stem. Any other id
+    is cut to those characters and followed by ``~`` and a digest of the whole id: ``a.b`` and ``a_b``, or
+    ``Ab`` and ``ab`` on a disk that ignores case, would otherwise name the same file and one image would
+    overwrite the other. No plain stem holds a ``~``, so the two kinds never meet either. Made from the id
+    alone, so the child process that renders part of a large page (:mod:`core.export.parallel`) names its
+    images as the parent would.
+    """
+    if _PLAIN_ID.fullmatch(entry_id):
+        return entry_id
+    digest = hashlib.sha256(entry_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '_', entry_id)[:40] or 'entry'}~{digest}"
 
 
 def select_entries(session: Session, leaf_id: str | None = None, whole_tree: bool = False) -> list[Entry]:

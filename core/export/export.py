@@ -37,12 +37,14 @@ class RenderedExport:
         images: image files to write beside it (relative name -> bytes, in ``images.files``).
         counts: redactions made, by kind (empty when nothing was redacted).
         entries: how many entries the export covers.
+        sources: the session files it was made from, which :func:`save_export` never writes over.
     """
 
     parts: list[bytes]
     images: ImageSink = field(default_factory=ImageSink)
     counts: Counter[str] = field(default_factory=Counter)
     entries: int = 0
+    sources: tuple[str, ...] = ()
 
     @property
     def data(self) -> bytes:
@@ -124,11 +126,16 @@ def render_export(
             images = doc.images
         entries = doc.entries
     counts = Counter(redactor.counts) if redactor is not None else Counter()
-    return RenderedExport(parts, images, counts, entries)
+    return RenderedExport(parts, images, counts, entries, (os.fspath(session.path),))
 
 
 def save_export(
     rendered: RenderedExport, target: str | os.PathLike[str], *, overwrite: bool = False
 ) -> list[Path]:
-    """Write a rendered export and its images beside ``target`` (see ``core.export.files.write_export``)."""
-    return write_export(target, rendered.parts, rendered.images.files, overwrite=overwrite)
+    """Write a rendered export and its images beside ``target`` (see ``core.export.files.write_export``).
+
+    Never over the session it was made from (``rendered.sources``), even with ``overwrite``.
+    """
+    return write_export(
+        target, rendered.parts, rendered.images.files, overwrite=overwrite, inputs=rendered.sources
+    )

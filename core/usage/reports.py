@@ -59,7 +59,7 @@ class UsageRow:
         sessions: distinct sessions in the row.
         abandoned_cost: the part of ``total_cost`` off the current path.
         first, last: the first and last record's timestamp (epoch seconds; 0 for an empty row).
-        title, project: a session row's title and cwd (empty otherwise).
+        title, project, session_id: a session row's title, cwd and header id (empty otherwise).
         child_cost: the part of ``total_cost`` that child runs were attributed.
     """
 
@@ -78,6 +78,7 @@ class UsageRow:
     last: float = 0.0
     title: str = ""
     project: str = ""
+    session_id: str = ""
     child_cost: float = 0.0
 
 
@@ -164,13 +165,14 @@ def add_counts(
 class _Sum:
     """A row being added up."""
 
-    __slots__ = ("first", "last", "models", "paths", "project", "row")
+    __slots__ = ("first", "last", "models", "paths", "project", "row", "session_id")
 
     def __init__(self, key: str) -> None:
         self.row = UsageRow(key)
         self.models: dict[str, _Sum] = {}
         self.paths: set[str] = set()
         self.project = ""
+        self.session_id = ""
         self.first = float("inf")
         self.last = float("-inf")
 
@@ -186,6 +188,7 @@ class _Sum:
         )
         self.paths.add(r.path)
         self.project = r.project
+        self.session_id = r.session_id
         if r.timestamp < self.first:
             self.first = r.timestamp
         latest = r.timestamp if last is None else last
@@ -314,6 +317,7 @@ def fold(
         for row, summed in zip(rows, sums.values(), strict=True):
             row.title = (titles or {}).get(row.key, "")
             row.project = summed.project
+            row.session_id = summed.session_id
     if kind in ("session", "model", "project"):
         rows.sort(key=lambda row: (-row.total_cost, row.key))
     else:

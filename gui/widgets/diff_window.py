@@ -285,7 +285,8 @@ class DiffWindow(QMainWindow):
         from core.export import write_export
 
         data = render_html(self.diff, title=self.windowTitle()).encode("utf-8", "backslashreplace")
-        write_export(path, data, overwrite=overwrite)
+        # Never over either session compared, even when the file dialog's "replace?" was answered yes.
+        write_export(path, data, overwrite=overwrite, inputs=(self.diff.left.file, self.diff.right.file))
         self.exported.emit(path)
 
     def export_dialog(self) -> None:

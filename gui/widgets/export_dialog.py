@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.export import ExportOptions
+from core.errors import PrimeSessionsError
+from core.export import ExportOptions, check_targets
 from gui.errors import user_sentence
 from gui.scheduling import Priority
 from gui.settings import app_settings, last_export_folder, remember_export_folder
@@ -474,8 +475,11 @@ class ExportDialog(QDialog):
         if not request.target:
             self._fail("Choose a file to export to.")
             return
-        if os.path.isdir(request.target):
-            self._fail(f"{request.target} is a folder; choose a file name.")
+        try:
+            # A folder, or the session itself (by any name), is refused before the question to replace.
+            check_targets([request.target], inputs=[self.session_path], overwrite=True)
+        except PrimeSessionsError as err:
+            self._fail(str(err))
             return
         if os.path.exists(request.target):
             if not self.confirm_overwrite(request.target):

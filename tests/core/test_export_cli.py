@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import core.cli.export
 from core.cli import main
@@ -149,3 +152,60 @@ def test_markdown_is_safe_unless_unsafe_markdown_is_given(tmp_path: Path) -> Non
     safe, unsafe = (tmp_path / "safe.md").read_text("utf-8"), (tmp_path / "unsafe.md").read_text("utf-8")
     assert "\n&lt;script>" in safe and "](unsafe:javascript:" in safe
     assert "\n<script>" in unsafe and "](javascript:" in unsafe
+
+
+def _png(shade: int) -> str:
+    """A 1x1 PNG of one grey ``shade``: images that differ, to see one overwrite the other."""
+    import base64
+    import zlib
+
+    header = b"IHDR" + (1).to_bytes(4, "big") * 2 + bytes([8, 0, 0, 0, 0])
+    pixels = zlib.compress(bytes([0, shade]))
+
+    def chunk(body: bytes) -> bytes:
+        return (len(body) - 4).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+
+    return base64.b64encode(
+        b"\x89PNG\r\n\x1a\n" + chunk(header) + chunk(b"IDAT" + pixels) + chunk(b"IEND")
+    ).decode()
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_images_beside_of_entries_whose_ids_look_alike_never_overwrite_each_other(
+    tmp_path: Path, fmt: str
+) -> None:
+    from tests.core.test_render import chain, message, write
+
+    ids = ["a.b", "a_b", "a/b", "AB", "ab", "x" * 70, "x" * 64 + "y" * 6]
+    rows = chain(
+        [
+            message("user", content=[{"type": "image", "data": _png(n), "mimeType": "image/png"}])
+            for n in range(len(ids))
+        ]
+    )
+    for row, entry_id, parent in zip(rows, ids, [None, *ids], strict=False):
+        row["id"], row["parentId"] = entry_id, parent
+    session = write(tmp_path / "alike.jsonl", rows)
+    names = []
+    for run in ("first", "second"):
+        target = tmp_path / run / f"page.{fmt}"
+        target.parent.mkdir()
+        assert main(["export", str(session), "--images", "beside", "-o", str(target)]) == 0
+        images = sorted((target.parent / "page_images").iterdir())
+        assert len(images) == len(ids)  # one file per image: none written over another
+        assert len({p.read_bytes() for p in images}) == len(ids)
+        assert len({p.name.lower() for p in images}) == len(ids)  # apart on a disk that ignores case too
+        text = target.read_text()
+        assert all(f"page_images/{p.name}" in text for p in images)
+        names.append([p.name for p in images])
+    assert names[0] == names[1]  # the same session exports under the same names
+    assert "ab-0.png" in names[0]  # a plain id is its own name
+
+
+@given(st.lists(st.text(min_size=1, max_size=80), min_size=2, max_size=8, unique=True))
+def test_distinct_ids_never_share_an_image_stem(ids: list[str]) -> None:
+    from core.export.common import image_stem
+
+    stems = [image_stem(i).lower() for i in ids]
+    assert len(set(stems)) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z0-9_~-]+", stem) for stem in stems)

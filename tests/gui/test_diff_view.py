@@ -162,6 +162,20 @@ def test_export_writes_a_page_and_never_replaces_a_file_unasked(qtbot, tmp_path:
     assert target.read_text(encoding="utf-8") == page
 
 
+def test_export_never_writes_over_a_session_compared_even_when_replacing_was_confirmed(
+    qtbot, tmp_path: Path
+) -> None:
+    diff = constructed_diff(tmp_path)
+    session = Path(diff.left.file)
+    before = session.read_bytes()
+    (tmp_path / "link.html").symlink_to(session)
+    view = diff_window(qtbot, diff)
+    for target in (session, tmp_path / "link.html"):
+        with pytest.raises(SessionWriteError, match="is the session being read"):
+            view.export_html(str(target), overwrite=True)  # what the file dialog's "Replace?" yes gives
+    assert session.read_bytes() == before
+
+
 # ---------------------------------------------------------------------------- from the main window
 def select_entries(window: MainWindow, entry_ids: tuple[str, ...]) -> None:
     selection = window.tree.selectionModel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -98,6 +99,44 @@ def test_failures_are_one_sentence(qtbot, secrets_session: Path, runner: TaskRun
     dialog.target_edit.setText(str(tmp_path))
     dialog.export_button.click()
     assert "is a folder" in dialog.errors[-1]
+
+
+@pytest.mark.parametrize("how", ["itself", "symlink", "hard link"])
+def test_the_session_itself_is_refused_as_the_target_before_any_question(
+    qtbot, secrets_session: Path, runner: TaskRunner, tmp_path: Path, how: str
+) -> None:
+    before = secrets_session.read_bytes()
+    target = {"itself": secrets_session, "symlink": tmp_path / "out.md", "hard link": tmp_path / "hard.md"}[
+        how
+    ]
+    if how == "symlink":
+        target.symlink_to(secrets_session)
+    elif how == "hard link":
+        os.link(secrets_session, target)
+    dialog = _dialog(qtbot, secrets_session, runner)
+    dialog.target_edit.setText(str(target))
+    dialog.answers = [True]  # a "yes, replace it" would be given, but must never be asked for
+    with qtbot.waitSignal(dialog.failed, timeout=TIMEOUT) as failed:
+        dialog.export_button.click()
+    assert "is the session being read" in failed.args[0] and dialog.errors == [failed.args[0]]
+    assert dialog.answers == [True] and not runner.busy
+    assert secrets_session.read_bytes() == before
+
+
+def test_the_worker_refuses_the_session_too(secrets_session: Path) -> None:
+    # The dialog's check happens on the GUI thread; the write in the worker checks again (a file can
+    # become a link to the session in between), through the export's own sources.
+    from core.errors import SessionWriteError
+    from core.export import ExportOptions
+    from gui.widgets.export_dialog import ExportRequest, run_export
+
+    before = secrets_session.read_bytes()
+    request = ExportRequest(
+        str(secrets_session), "md", ExportOptions(), None, False, str(secrets_session), True
+    )
+    with pytest.raises(SessionWriteError, match="is the session being read"):
+        run_export(request)
+    assert secrets_session.read_bytes() == before
 
 
 def test_pdf_from_the_dialog_with_the_selected_entry(
