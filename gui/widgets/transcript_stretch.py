@@ -77,8 +77,9 @@ class Prefetcher:
     ``render_later`` is None until the controller provides one: then everything renders on the spot.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_ready: Callable[[], None] = lambda: None) -> None:
         self.render_later: RenderLater | None = None
+        self._on_ready = on_ready  # a stretch rendered ahead arrived
         self._key: tuple[int, Look] | None = None  # id of the source and the look the stretches are for
         self._ready: dict[tuple[int, int], list[Rendered]] = {}
         self._asked: dict[str, tuple[int, int]] = {}  # channel -> the stretch being rendered there
@@ -90,6 +91,14 @@ class Prefetcher:
             self._key = key
             self._ready.clear()
             self._asked.clear()
+
+    def has(self, source: PathCards | ContextCards, start: int, stop: int, look: Look) -> bool:
+        """Whether the stretch ``start``-``stop`` was rendered ahead (for this source and look)."""
+        return self._key == (id(source), look) and (start, stop) in self._ready
+
+    def waiting(self) -> bool:
+        """Whether a stretch is being rendered ahead now (the view can wait for it rather than render)."""
+        return bool(self._asked) and self.render_later is not None
 
     def take(self, source: PathCards | ContextCards, start: int, stop: int, look: Look) -> list[Rendered]:
         """The stretch ``start``-``stop``: rendered ahead if it was, else now."""
@@ -113,7 +122,8 @@ class Prefetcher:
                 del self._asked[channel]
             if self._key == key and isinstance(result, list):
                 self._ready[span] = result
-                if len(self._ready) > 4:  # the reader turned back: keep the newest only
+                if len(self._ready) > 8:  # the reader turned back: keep the newest only
                     self._ready.pop(next(iter(self._ready)))
+                self._on_ready()
 
         self.render_later(channel, lambda: render_stretch(source, start, stop, look), done)

@@ -18,6 +18,7 @@ shown, and nothing remote is ever loaded.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +52,11 @@ if TYPE_CHECKING:
 __all__ = ["MAX_IMAGE_WIDTH", "TranscriptView"]
 
 MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
-STRETCH = 8  # slots rendered and added in one turn of the event loop
-FILL_SCREENS = 2.0  # keep at least this many viewport heights rendered above and below the viewport
+STRETCH = 6  # slots rendered and added in one turn of the event loop
+FILL_SCREENS = 3.0  # keep at least this many viewport heights rendered above and below the viewport
+AHEAD = 3  # stretches rendered ahead on each side of the window
+INSERT_BUDGET = 0.012  # s: cards added to the document in one turn of the event loop (at least one)
+WAIT_SCREENS = 0.75  # nearer the edge than this, a stretch not yet rendered ahead is rendered at once
 KEEP_SCREENS = 6.0  # drop cards further than this many viewport heights from it
 IMAGES_BEFORE_REBUILD = 24  # images cached by the document before a window rebuild lets them go
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
@@ -87,6 +91,12 @@ class TranscriptView(QTextBrowser):
         self._source: PathCards | ContextCards | None = None
         self._spans: list[_Span] = []
         self._lo = self._hi = 0  # the slots rendered: [lo, hi)
+        # Cards rendered but not yet in the document, next to each edge of the window: the slots
+        # [above_start, lo) and [hi, below_stop), added a few at a time (see _fill).
+        self._above: list[Rendered] = []
+        self._below: list[Rendered] = []
+        self._above_start = self._below_stop = 0
+        self._pending_look: Look | None = None
         self._expanded: set[str] = set()
         self._unfold_all = False
         self._current: int | None = None  # the marked slot (the tree's selected entry)
@@ -96,7 +106,7 @@ class TranscriptView(QTextBrowser):
         self._adjusting = False
         self._dark = is_dark()
         self.marks = FindMarks(self)
-        self._prefetch = Prefetcher()
+        self._prefetch = Prefetcher(on_ready=self._schedule_fill)
         self.document().setUndoRedoEnabled(False)
         self.document().setDefaultStyleSheet(stylesheet(self._dark))
         self._fill_timer = QTimer(self, singleShot=True, interval=0)
@@ -190,6 +200,7 @@ class TranscriptView(QTextBrowser):
             return
         bar = self.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum() - 4
+        self._below, self._below_stop = [], self._hi
         if self._hi >= len(old):
             last = self._spans[-1]
             self._remove_spans(len(self._spans) - 1, len(self._spans))
@@ -313,7 +324,15 @@ class TranscriptView(QTextBrowser):
             self.setHtml("<p>Nothing to show in this filter mode.</p>" if source is not None else "")
             return
         self._lo = self._hi = slot
+        self._drop_pending()
         self._append(min(len(source), slot + STRETCH // 2 + 1))
+        screen = max(1, self.viewport().height())
+        while self._hi < len(source) and not bottom:  # enough below the target to scroll it to the top
+            span = self._span_at_or_before(slot)
+            top = self._frame_top(span.frame) if span is not None else 0.0
+            if self._document_height() - top >= screen:
+                break
+            self._append(min(len(source), self._hi + STRETCH))
         self._prepend(max(0, slot - STRETCH // 2))
         bar = self.verticalScrollBar()
         if bottom:
@@ -327,7 +346,13 @@ class TranscriptView(QTextBrowser):
         self._schedule_reading()
 
     def _fill(self) -> None:
-        """Add a stretch where the viewport nears an edge of the window, drop what is far; again next turn."""
+        """Add cards where the viewport nears an edge of the window, drop what is far; again next turn.
+
+        A stretch rendered ahead is taken as soon as it is needed; one still being rendered is waited for
+        while the viewport is more than :data:`WAIT_SCREENS` from the edge (the worker is faster than a
+        reader), and rendered here only when the reader is about to reach the edge. The cards of a
+        stretch go into the document a few at a time, :data:`INSERT_BUDGET` per turn of the event loop.
+        """
         source = self._source
         if source is None or not self._spans:
             return
@@ -335,18 +360,76 @@ class TranscriptView(QTextBrowser):
         screen = max(1, self.viewport().height())
         above = bar.value()
         below = self._document_height() - above - screen
+        look = self._look()
+        if look != self._pending_look:  # rendered for another look (a fold opened, find): not usable
+            self._drop_pending()
+            self._pending_look = look
         did = False
         if above < FILL_SCREENS * screen and self._lo > 0:
-            self._prepend(max(0, self._lo - STRETCH))
-            did = True
-        elif below < FILL_SCREENS * screen and self._hi < len(source):
-            self._append(min(len(source), self._hi + STRETCH))
-            did = True
+            did = self._fill_above(source, look, above < WAIT_SCREENS * screen)
+        if not did and below < FILL_SCREENS * screen and self._hi < len(source):
+            did = self._fill_below(source, look, below < WAIT_SCREENS * screen)
         did = self._trim(screen) or did
         if did:
             self.marks.refresh()
             self._fill_timer.start()
         self._ask_ahead()  # what comes next is rendered in a worker while the reader reads
+
+    def _fill_above(self, source: PathCards | ContextCards, look: Look, urgent: bool) -> bool:
+        """Take the stretch above the window when ready (or ``urgent``) and add cards of it; True if any."""
+        if not self._above:
+            start = max(0, self._above_start - STRETCH)
+            prefetch = self._prefetch
+            if not (prefetch.has(source, start, self._above_start, look) or urgent or not prefetch.waiting()):
+                return False
+            self._above = prefetch.take(source, start, self._above_start, look)
+            self._above_start = start
+            if not self._above:  # slots without cards of their own
+                self._lo = start
+                return True
+        bar = self.verticalScrollBar()
+        value, before = bar.value(), self._document_height()
+        deadline = time.perf_counter() + INSERT_BUDGET
+        first = True
+        while self._above and (first or time.perf_counter() < deadline):
+            first = False
+            card = self._above.pop()
+            self._insert_cards([card], 0, 0)
+            self._lo = card.slot if self._above else self._above_start
+        self._adjusting = True
+        try:
+            bar.setValue(value + int(self._document_height() - before))
+        finally:
+            self._adjusting = False
+        return True
+
+    def _fill_below(self, source: PathCards | ContextCards, look: Look, urgent: bool) -> bool:
+        """Take the stretch below the window when ready (or ``urgent``) and add cards of it; True if any."""
+        if not self._below:
+            stop = min(len(source), self._below_stop + STRETCH)
+            prefetch = self._prefetch
+            if not (prefetch.has(source, self._below_stop, stop, look) or urgent or not prefetch.waiting()):
+                return False
+            self._below = prefetch.take(source, self._below_stop, stop, look)
+            self._below_stop = stop
+            if not self._below:
+                self._hi = stop
+                return True
+        end = self.document().rootFrame().lastPosition()
+        deadline = time.perf_counter() + INSERT_BUDGET
+        first = True
+        while self._below and (first or time.perf_counter() < deadline):
+            first = False
+            card = self._below.pop(0)
+            self._insert_cards([card], end, len(self._spans))
+            end = self.document().rootFrame().lastPosition()
+            self._hi = self._below[0].slot if self._below else self._below_stop
+        return True
+
+    def _drop_pending(self) -> None:
+        """Forget the cards rendered beside the window but not added (the window moved, the look changed)."""
+        self._above, self._below = [], []
+        self._above_start, self._below_stop = self._lo, self._hi
 
     def _trim(self, screen: int) -> bool:
         """Drop cards more than :data:`KEEP_SCREENS` viewport heights away; True when any was dropped."""
@@ -359,7 +442,8 @@ class TranscriptView(QTextBrowser):
         dropped = False
         if count:
             before = self._document_height()
-            self._lo = self._spans[count].slot
+            self._lo = self._above_start = self._spans[count].slot
+            self._above = []
             self._remove_spans(0, count)
             bar.setValue(value - int(before - self._document_height()))
             dropped = True
@@ -368,7 +452,8 @@ class TranscriptView(QTextBrowser):
         while first > 1 and self._frame_top(self._spans[first - 1].frame) > limit:
             first -= 1
         if first < len(self._spans):
-            self._hi = self._spans[first].slot
+            self._hi = self._below_stop = self._spans[first].slot
+            self._below = []
             self._remove_spans(first, len(self._spans))
             dropped = True
         if dropped and self._images > IMAGES_BEFORE_REBUILD:
@@ -383,7 +468,8 @@ class TranscriptView(QTextBrowser):
         value = bar.value()
         before = self._document_height()
         self._insert_cards(self._render(start, self._lo), 0, 0)
-        self._lo = start
+        self._lo = self._above_start = start
+        self._above = []
         self._adjusting = True
         try:
             bar.setValue(value + int(self._document_height() - before))
@@ -396,7 +482,8 @@ class TranscriptView(QTextBrowser):
             return
         end = self.document().rootFrame().lastPosition()
         self._insert_cards(self._render(self._hi, stop), end, len(self._spans))
-        self._hi = stop
+        self._hi = self._below_stop = stop
+        self._below = []
 
     def _look(self) -> Look:
         marks = self.marks
@@ -408,17 +495,31 @@ class TranscriptView(QTextBrowser):
         return self._prefetch.take(source, start, stop, self._look()) if source is not None else []
 
     def _ask_ahead(self) -> None:
-        """Have the stretches beyond both edges of the window rendered in a worker, before they are needed."""
+        """Have the stretches beyond both edges of the window rendered in a worker, before they are needed.
+
+        Up to :data:`AHEAD` stretches on each side, nearest first: one at a time per side, the next asked
+        when one arrives.
+        """
         source = self._source
         if source is None or not self._spans:
             return
-        look = self._look()
-        if self._lo > 0:
-            self._prefetch.ask("transcript-above", source, max(0, self._lo - STRETCH), self._lo, look)
-        if self._hi < len(source):
-            self._prefetch.ask(
-                "transcript-below", source, self._hi, min(len(source), self._hi + STRETCH), look
-            )
+        look, prefetch = self._look(), self._prefetch
+        for k in range(AHEAD):
+            stop = self._above_start - k * STRETCH
+            start = max(0, stop - STRETCH)
+            if stop <= 0:
+                break
+            if not prefetch.has(source, start, stop, look):
+                prefetch.ask("transcript-above", source, start, stop, look)
+                break
+        for k in range(AHEAD):
+            start = self._below_stop + k * STRETCH
+            stop = min(len(source), start + STRETCH)
+            if start >= len(source):
+                break
+            if not prefetch.has(source, start, stop, look):
+                prefetch.ask("transcript-below", source, start, stop, look)
+                break
 
     def _insert_cards(self, cards: list[Rendered], position: int, index: int) -> None:
         """Put each card in a frame of its own at ``position`` (before the span at ``index``)."""

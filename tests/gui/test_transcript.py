@@ -268,20 +268,31 @@ def test_find_counts_equal_a_substring_count_of_the_rendered_text(
         assert view.extraSelections() and view.textCursor().selectedText().lower() == needle  # the first
 
 
+def _card_text(view: TranscriptView, slot: int) -> str:
+    bounds = view.span_range(slot)
+    assert bounds is not None, f"the card of slot {slot} is not in the document"
+    cursor = view.textCursor()
+    cursor.setPosition(bounds[0])
+    cursor.setPosition(bounds[1], cursor.MoveMode.KeepAnchor)
+    return cursor.selectedText()
+
+
 def test_find_opens_folded_blocks_and_moves_with_f3(qtbot, window: MainWindow, sessions: Path) -> None:
     open_session(qtbot, window, sessions / LINEAR)
-    view, session = window.transcript, window.opened.session
-    assert session is not None
-    texts = [
-        block["thinking"]
-        for e in session.entries
+    view, session, transcript = window.transcript, window.opened.session, window.messages.transcript
+    assert session is not None and transcript is not None
+    thinking = {
+        e.id: block["thinking"]
+        for e in transcript.entries
         if e.role == "assistant"
         for block in session.body(e)["message"]["content"]
         if isinstance(block, dict) and block.get("type") == "thinking" and block.get("thinking")
-    ]
-    assert texts
-    text = texts[0]
+    }
+    entry_id, text = next(iter(thinking.items()))
+    folded = transcript.slot_of(entry_id)
     word = max(text.split(), key=len).strip(".,:;`'\"()").lower()
+    if view.span_range(folded) is not None:
+        assert "Thinking…" in _card_text(view, folded)  # folded at first
     window.tree.setFocus()
     window.focus_filter()
     window.find_bar.edit.setText(word)
@@ -289,11 +300,20 @@ def test_find_opens_folded_blocks_and_moves_with_f3(qtbot, window: MainWindow, s
     qtbot.waitUntil(lambda: view.marks.complete and view.marks.current is not None, timeout=TIMEOUT)
     total = view.marks.total
     assert total >= 1
-    for _ in range(total):  # F3 visits every match; each is in view, its fold open
-        cursor = view.textCursor()
-        assert cursor.selectedText().lower() == word
+    visited = set()
+    first = view.marks.current  # the first match at or after the reader's place
+    for step in range(total):  # F3 visits every match; each is in the document, selected, its fold open
+        number = (first + step) % total
+        assert view.marks.current == number
+        slot, _index = view.marks.locate(number)
+        visited.add(slot)
+        assert view.textCursor().selectedText().lower() == word
+        card = _card_text(view, slot)
+        assert word in card.lower()
+        if slot == folded:
+            assert "▾ Thinking" in card  # the folded reasoning was opened to show its match
         window.registry["edit.find_next"].trigger()
-    assert "▾ Thinking" in view.toPlainText()  # the folded reasoning was opened to show its match
+    assert folded in visited and view.marks.current == first  # and round again
     qtbot.keyClick(window.find_bar.edit, Qt.Key.Key_Escape)  # Escape closes the bar and its highlights
     assert not window.find_bar.isVisible() and not view.extraSelections()
 
