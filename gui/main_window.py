@@ -362,7 +362,7 @@ class MainWindow(QMainWindow):
             pane.isAncestorOf(focus) for pane in (self.tree_pane, self.message_pane)
         )
         if in_session and self.transcript.card_source is not None:
-            self.messages.open_find()
+            self.messages.find.open()
             return
         self.list_toggle.setChecked(True)
         self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)

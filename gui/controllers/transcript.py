@@ -26,11 +26,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QCheckBox, QMenu
 
-from core.render.find import needle_of
-from core.render.reading import ContextCards, PathCards, find_counts
+from core.render.reading import ContextCards, PathCards
 from core.visible.transcript import Switch, Transcript, branch_previews, switched_leaf, transcript_of
 from gui.actions import ActionRegistry
 from gui.controllers.context import Change, SessionChanged, WindowContext
+from gui.controllers.transcript_find import TranscriptFind
 from gui.errors import user_sentence
 from gui.scheduling import Priority
 from gui.widgets.find_bar import FindBar
@@ -106,10 +106,7 @@ class TranscriptController(QObject):
         view.copy_all_requested.connect(self.copy_all)
         view.copy_card_requested.connect(self.copy_card)
         view.show_in_tree_requested.connect(self._show_in_tree)
-        find_bar.query_changed.connect(self._on_query)
-        find_bar.next_requested.connect(lambda: self.find_step(1))
-        find_bar.previous_requested.connect(lambda: self.find_step(-1))
-        find_bar.closed.connect(self.close_find)
+        self.find = TranscriptFind(context, view, find_bar)
         view.set_render_later(self._render_later)
         context.load_failed.connect(self._show_load_error)
         context.session_updated.connect(self._on_session_updated)
@@ -121,7 +118,7 @@ class TranscriptController(QObject):
         actions.add(
             "edit.find_in_session",
             "Find in &Session…",
-            self.open_find,
+            self.find.open,
             tip="Find in the open session's transcript (Ctrl+F in the tree or the transcript)",
             menu="Edit",
             section="find",
@@ -134,7 +131,7 @@ class TranscriptController(QObject):
             actions.add(
                 name,
                 text,
-                partial(self.find_step, step),
+                partial(self.find.step, step),
                 shortcut=shortcut,
                 menu="Edit",
                 section="find",
@@ -187,7 +184,7 @@ class TranscriptController(QObject):
             self._transcript = None
             if session is None:
                 self.view.show_page("")
-                self.close_find()
+                self.find.close()
             return
         if self.context_mode:
             self._show_context(session, entry)
@@ -214,13 +211,13 @@ class TranscriptController(QObject):
         if not new_session and shown and old is not None and _extends(old, new):
             view.extend(source)  # the session grew at the leaf the transcript follows
             view.set_current(new.nearest_slot(entry.id))
-            self._recount()
+            self.find.recount()
             return
         at_leaf = new_session and entry.id == session.leaf_id
         slot = new.last_turn() if at_leaf else new.nearest_slot(entry.id)  # a session opens at its last turn
         view.set_current(new.nearest_slot(entry.id))
         view.set_source(source, slot)
-        self._recount()
+        self.find.recount()
 
     def _show_context(self, session: Session, entry: Entry) -> None:
         """Build the context at ``entry`` in a worker and show it (a newer request drops this one)."""
@@ -241,7 +238,7 @@ class TranscriptController(QObject):
             count = len(source)
             status.showMessage(f"The model saw {count} {'message' if count == 1 else 'messages'}")
             self.context_shown.emit(count)
-            self._recount()
+            self.find.recount()
 
         def failed(error: Exception) -> None:
             self.view.show_page(f"<p>{html.escape(user_sentence(error))}</p>")
@@ -270,7 +267,7 @@ class TranscriptController(QObject):
     def show_page(self, page: str) -> None:
         """Show a page that is not a transcript (HTML)."""
         self._transcript = None
-        self.close_find()
+        self.find.close()
         self.view.show_page(page)
 
     def show_list_state(self, *, rows: int, roots: list[Path], load_error: str | None) -> None:
@@ -328,7 +325,7 @@ class TranscriptController(QObject):
         if _extends(old, new):
             self._transcript = new
             self.view.extend(PathCards(session, new))
-            self._recount()
+            self.find.recount()
 
     def _relabel(self, entry_ids: list[str]) -> None:
         """Render the cards of entries whose label changed again."""
@@ -393,7 +390,7 @@ class TranscriptController(QObject):
             new_slot = slot
         self.view.set_current(new_slot)
         self.view.set_source(PathCards(session, new), new_slot, offset=offset)
-        self._recount()
+        self.find.recount()
         target = new.entries[new_slot].id if new_slot < len(new) else None
         if target is not None:
             self._follow = target
@@ -429,104 +426,6 @@ class TranscriptController(QObject):
         entry_id = source.entry_id(slot) if source is not None else None
         if entry_id is not None:
             self.entry_requested.emit(entry_id)
-
-    # ------------------------------------------------------------------ find
-    def open_find(self) -> None:
-        """Show the find bar with the focus in it (the text under the selection put in, if any)."""
-        if self.view.card_source is None:
-            return
-        selected = self.view.textCursor().selectedText()
-        self.find_bar.open(
-            selected if selected and "\u2029" not in selected and len(selected) < 100 else None
-        )
-        if self.find_bar.query and not self.view.marks.needle:
-            self._on_query(self.find_bar.query)
-
-    def close_find(self) -> None:
-        """No query: the highlights go; the folds find opened stay as they are."""
-        self._context.runner.cancel("find")
-        self.find_bar.hide()
-        self.view.marks.clear()
-        self.find_bar.set_count("")
-
-    def _on_query(self, query: str) -> None:
-        needle = needle_of(query)
-        self.view.marks.start(needle)
-        self._recount()
-
-    def _recount(self) -> None:
-        """Count the query's matches in every card of the source shown, in a worker; progress as it goes."""
-        marks, source = self.view.marks, self.view.card_source
-        self._context.runner.cancel("find")
-        needle = marks.needle if self.find_bar.isVisible() else ""
-        if not needle or source is None:
-            marks.start(needle if source is not None else "")
-            self.find_bar.set_count("")
-            return
-        marks.start(needle)
-        self.find_bar.set_count("counting…")
-
-        def progress(done: int, found: list[tuple[int, int]]) -> None:
-            marks.set_counts(found, complete=False)
-            self.find_bar.set_count(f"counting… {marks.total:,} ({done * 100 // max(1, len(source))}%)")
-
-        def counted(found: list[tuple[int, int]]) -> None:
-            marks.set_counts(found, complete=True)
-            self._say_count()
-            if marks.current is None and marks.total:
-                self.find_step(1)  # the first match at or after the reader's place
-
-        self._context.runner.start(
-            "find",
-            lambda task: find_counts(source, needle, lambda: task.cancelled, task.progress),
-            counted,
-            lambda error: self.find_bar.set_count(user_sentence(error)),
-            progress,
-            priority=Priority.FOREGROUND,
-        )
-
-    def find_step(self, step: int) -> None:
-        """Go to the next (``step`` 1) or previous (-1) match, opening the find bar when it is closed."""
-        marks = self.view.marks
-        if not self.find_bar.isVisible():
-            self.open_find()
-            return
-        self.find_bar.flush()
-        total = marks.total
-        if not total:
-            self._say_count()
-            return
-        if marks.current is None:
-            reading = self.view.reading_slot() or 0
-            first = marks.first_from(reading)
-            number = first if first is not None else 0
-            if step < 0:
-                number = (number - 1) % total
-        else:
-            number = (marks.current + step) % total
-        marks.current = number
-        slot, _index = marks.locate(number)
-        if not (self.view.rendered[0] <= slot < self.view.rendered[1]):
-            self.view.scroll_to_slot(slot, mark=False)
-        else:
-            self.view.rerender_slot(slot)  # its folds holding a match open
-        marks.refresh()
-        cursor = marks.cursor_of(number)
-        if cursor is not None:
-            self.view.setTextCursor(cursor)
-            self.view.ensureCursorVisible()
-        self._say_count()
-
-    def _say_count(self) -> None:
-        marks = self.view.marks
-        if not marks.needle:
-            self.find_bar.set_count("")
-        elif not marks.total:
-            self.find_bar.set_count("No matches" if marks.complete else "counting…")
-        else:
-            at = f"{marks.current + 1:,} of " if marks.current is not None else ""
-            more = "" if marks.complete else "+"
-            self.find_bar.set_count(f"{at}{marks.total:,}{more}")
 
     # ------------------------------------------------------------------ copying
     def copy_all(self) -> None:
