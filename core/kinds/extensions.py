@@ -13,6 +13,7 @@ from core.kinds.derived import DiffMessage, SearchWords
 from core.kinds.document import Card, Code
 from core.kinds.kind import CUSTOM as CUSTOM_PART
 from core.kinds.kind import DEFAULT_MODE, Kind
+from core.kinds.wording import attribution_text
 from core.session.content import as_text, joined_text, message_of, message_text
 from core.session.vocabulary import CUSTOM, CUSTOM_MESSAGE, HOOK_MESSAGE, spellings
 
@@ -72,6 +73,9 @@ class CustomMessageKind(Kind):
         facts = [as_text(source.get("customType")) or "custom"]
         if source.get("display") is not True:
             facts.append(_HIDDEN)
+        started = attribution_text(source.get("attribution"))  # oh-my-pi's
+        if started:
+            facts.append(started)
         blocks = content_parts(source.get("content"), entry.id)
         return self.heading_card(
             entry, blocks, facts, source.get("timestamp") if source is not body else None
