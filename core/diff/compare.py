@@ -30,7 +30,6 @@ and the building of the result, and re-exports the rest, so callers import from 
 from __future__ import annotations
 
 import os
-import re
 
 from core.diff.align import align
 from core.diff.messages import compared, messages
@@ -43,6 +42,7 @@ from core.diff.types import (
 )
 from core.errors import InvalidRequestError
 from core.session import Entry
+from core.session.lineage import file_name_ids, recorded_name_keys
 from core.session.session import Session
 from core.usage.totals import entries_usage
 
@@ -181,15 +181,29 @@ def find_parent_file(session_path: str, recorded: str | None) -> str | None:
     """Where a recorded ``parentSession`` path is now, or None.
 
     The recorded path when it exists, else the same file name beside the session (sessions copied or
-    moved together, like the demo sessions, whose headers name a home folder that is not there).
+    moved together, like the demo sessions, whose headers name a home folder that is not there), else
+    the one file beside it whose name carries the id the recorded name carries (a history moved between
+    pi's ``<time>_<id>.jsonl`` and Prime Agent's ``<id>.jsonl``). The id is the file name's, which for
+    a Prime Agent checkpoint file is not the session id in its header (:mod:`core.session.lineage`).
     """
     if not recorded:
         return None
     if os.path.isfile(recorded):
         return os.path.abspath(recorded)
-    name = re.split(r"[\\/]", recorded)[-1]
-    beside = os.path.join(os.path.dirname(os.path.abspath(session_path)), name)
-    return beside if name and os.path.isfile(beside) else None
+    name, ids = recorded_name_keys(recorded)
+    folder = os.path.dirname(os.path.abspath(session_path))
+    beside = os.path.join(folder, name)
+    if name and os.path.isfile(beside):
+        return beside
+    wanted = set(ids)
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".jsonl") and wanted & set(file_name_ids(n))]
+    except OSError:
+        return None
+    found = [os.path.join(folder, n) for n in names if os.path.isfile(os.path.join(folder, n))]
+    own = os.path.abspath(session_path)
+    found = [path for path in found if path != own]
+    return found[0] if len(found) == 1 else None
 
 
 # ---------------------------------------------------------------------------- building

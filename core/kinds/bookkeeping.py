@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.kinds.common import one_line
-from core.kinds.document import Card, bold, code, entry_link
+from core.kinds.document import Card, Span, bold, code, entry_link
 from core.kinds.kind import BOOKKEEPING, DEFAULT_MODE, Kind
-from core.kinds.wording import model_change_name
+from core.kinds.wording import model_change_name, model_change_role, thinking_level_text
 from core.session.content import as_text
 from core.session.vocabulary import (
     LABEL,
@@ -38,7 +38,7 @@ class _Bookkeeping(Kind):
 
 
 class ModelChangeKind(_Bookkeeping):
-    """The model switched (``provider``/``modelId``, or a variant's ``model``)."""
+    """The model switched (``provider``/``modelId``, or oh-my-pi's ``model`` with its ``role``)."""
 
     name = MODEL_CHANGE
     types = spellings(MODEL_CHANGE)
@@ -46,14 +46,17 @@ class ModelChangeKind(_Bookkeeping):
     hidden_in = frozenset({DEFAULT_MODE})
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[model: provider/model]``."""
-        return f"[model: {model_change_name(body)}]"
+        """``[model: provider/model]``, or ``[model: provider/model, for the smol role]``."""
+        role = model_change_role(body)
+        return one_line(f"[model: {model_change_name(body)}{', ' + role if role else ''}]", width)
 
     def card(
         self, entry: Entry, body: Body, results: Results | None = None, notes: EntryNotes | None = None
     ) -> Card:
-        """``Switched to model provider/model``."""
-        return self.line_card(entry, ("Switched to model ", code(model_change_name(body))))
+        """``Switched to model provider/model`` (``, for the smol role``, ``, a retry fallback``)."""
+        role = model_change_role(body)
+        line: tuple[str | Span, ...] = ("Switched to model ", code(model_change_name(body)))
+        return self.line_card(entry, (*line, f", {role}") if role else line)
 
 
 class ThinkingLevelKind(_Bookkeeping):
@@ -65,14 +68,14 @@ class ThinkingLevelKind(_Bookkeeping):
     hidden_in = frozenset({DEFAULT_MODE})
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[thinking: high]``."""
-        return f"[thinking: {body.get('thinkingLevel')}]"
+        """``[thinking: high]`` (``off`` for a null level, as pi and oh-my-pi read it)."""
+        return one_line(f"[thinking: {thinking_level_text(body)}]", width)
 
     def card(
         self, entry: Entry, body: Body, results: Results | None = None, notes: EntryNotes | None = None
     ) -> Card:
-        """``Thinking level: high``."""
-        return self.line_card(entry, ("Thinking level: ", code(as_text(body.get("thinkingLevel")))))
+        """``Thinking level: high`` (``medium (set to auto)`` when oh-my-pi's auto mode chose it)."""
+        return self.line_card(entry, ("Thinking level: ", code(thinking_level_text(body))))
 
 
 class ServiceTierKind(_Bookkeeping):

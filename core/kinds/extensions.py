@@ -13,6 +13,8 @@ from core.kinds.derived import DiffMessage, SearchWords
 from core.kinds.document import Card, Code
 from core.kinds.kind import CUSTOM as CUSTOM_PART
 from core.kinds.kind import DEFAULT_MODE, Kind
+from core.kinds.prime_messages import NOT_SENT, prime_message, prime_preview
+from core.kinds.wording import attribution_text
 from core.session.content import as_text, joined_text, message_of, message_text
 from core.session.vocabulary import CUSTOM, CUSTOM_MESSAGE, HOOK_MESSAGE, spellings
 
@@ -42,7 +44,13 @@ class CustomMessageKind(Kind):
         return body
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[customType] text`` (``(hidden)`` when not shown on the agent's screen)."""
+        """``[customType] text`` (``(hidden)`` when the agent's screen hides it).
+
+        Prime Agent's own message types say their title instead: ``[Compaction skipped] …``.
+        """
+        prime = prime_preview(body, width)
+        if prime is not None:
+            return prime
         hidden = "" if body.get("display") else " (hidden)"
         return one_line(f"[{body.get('customType')}{hidden}] {message_text(body.get('content'))}", width)
 
@@ -67,15 +75,43 @@ class CustomMessageKind(Kind):
     def card(
         self, entry: Entry, body: Body, results: Results | None = None, notes: EntryNotes | None = None
     ) -> Card:
-        """Its custom type (and whether the agent's screen hides it) in the heading; its content."""
+        """Its custom type (and whether the agent's screen hides it) in the heading; its content.
+
+        Prime Agent's own message types (:mod:`core.kinds.prime_messages`) have their title, facts and
+        blocks, made from their ``details``.
+        """
         source = self.source(body)
+        moment = source.get("timestamp") if source is not body else None
+        made = _prime_card(self, entry, source, moment)
+        if made is not None:
+            return made
         facts = [as_text(source.get("customType")) or "custom"]
         if source.get("display") is not True:
             facts.append(_HIDDEN)
+        started = attribution_text(source.get("attribution"))  # oh-my-pi's
+        if started:
+            facts.append(started)
         blocks = content_parts(source.get("content"), entry.id)
-        return self.heading_card(
-            entry, blocks, facts, source.get("timestamp") if source is not body else None
-        )
+        return self.heading_card(entry, blocks, facts, moment)
+
+
+def _prime_card(kind: Kind, entry: Entry, source: dict[str, object], moment: object) -> Card | None:
+    """The card of one of Prime Agent's own message types, None for any other (or a wrong shape)."""
+    shape = prime_message(source.get("customType"))
+    if shape is None:
+        return None
+    details = source.get("details")
+    if not isinstance(details, dict):
+        return None
+    blocks = shape.blocks(entry, source.get("content"), details)
+    if blocks is None:
+        return None
+    facts = shape.facts(details)
+    if not shape.sent:
+        facts.append(NOT_SENT)
+    if source.get("display") is not True:
+        facts.append(_HIDDEN)
+    return kind.heading_card(entry, blocks, facts, moment, title=shape.heading(details))
 
 
 class CustomRoleKind(CustomMessageKind):
@@ -90,8 +126,11 @@ class CustomRoleKind(CustomMessageKind):
         return message_of(body)
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
-        """``[customType] text``."""
+        """``[customType] text`` (Prime Agent's own types by their title)."""
         message = message_of(body)
+        prime = prime_preview(message, width)
+        if prime is not None:
+            return prime
         return one_line(
             f"[{message.get('customType', 'custom')}] {message_text(message.get('content'))}", width
         )

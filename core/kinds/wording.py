@@ -19,15 +19,18 @@ __all__ = [
     "AgentStatus",
     "agent_status_text",
     "assistant_facts",
+    "attribution_text",
     "child_runs_text",
     "child_usage_text",
     "git_text",
     "model_change_name",
+    "model_change_role",
     "nested_call_lines",
     "retained_text",
     "session_state_text",
     "stop_note",
     "system_facts",
+    "thinking_level_text",
     "tool_run_facts",
     "usage_entry_text",
     "usage_text",
@@ -36,6 +39,9 @@ __all__ = [
 GENERIC_MARK = "an entry of a type this app does not know"
 """The words of the generic card, which only an entry of an unknown type (or role) gets."""
 MAX_NESTED_CALLS = 50  # nested calls listed under one tool result; the rest are counted
+_DEFAULT_ROLE = "default"  # oh-my-pi's model role when a model change names none
+_FALLBACK_ROLE = "fallback"  # oh-my-pi's role of a model a retry fell back to
+_ATTRIBUTIONS = {"user": "started by the user", "agent": "started by the agent"}
 _TASK_STATES = {"needs_input": "needs input", "completed": "completed", "error": "error"}
 _STOP_NOTES = {
     "pending": "Pending: the reply had not arrived when this was written.",
@@ -109,6 +115,40 @@ def model_change_name(body: Body) -> str:
         if inner_id:
             return f"{inner_provider}/{inner_id}" if inner_provider else inner_id
     return f"{provider}/?" if provider else "?"
+
+
+def model_change_role(body: Body) -> str:
+    """What an oh-my-pi model change says besides the model: ``for the smol role``, ``a retry fallback``.
+
+    oh-my-pi keeps one model per role (``default``, ``smol``, ``slow``, ``plan``...; no role is the
+    default) and marks a model a retry fell back to (role ``fallback``, or ``resolvedModelIsFallback``).
+    ``""`` for pi's model changes, which have neither.
+    """
+    role = as_text(body.get("role"))
+    parts = []
+    if role and role not in (_DEFAULT_ROLE, _FALLBACK_ROLE):
+        parts.append(f"for the {role} role")
+    if role == _FALLBACK_ROLE or body.get("resolvedModelIsFallback") is True:
+        parts.append("a retry fallback")
+    return ", ".join(parts)
+
+
+def thinking_level_text(body: Body) -> str:
+    """A thinking level change's level: ``high``, ``off`` (null or missing, as pi and oh-my-pi read it).
+
+    oh-my-pi also records what the user chose (``configured``: ``auto`` while auto mode picked the
+    level): ``medium (set to auto)``.
+    """
+    level = as_text(body.get("thinkingLevel")) or "off"
+    configured = as_text(body.get("configured"))
+    return f"{level} (set to {configured})" if configured and configured != level else level
+
+
+def attribution_text(value: object) -> str:
+    """Who started an extension's message (oh-my-pi's ``attribution``): ``started by the user``, or ``""``."""
+    if not isinstance(value, str) or not value:
+        return ""
+    return _ATTRIBUTIONS.get(value, f"attributed to {value}")
 
 
 def assistant_facts(message: dict[str, object]) -> list[str]:

@@ -4,7 +4,9 @@ Every line is parsed once with orjson; a line orjson refuses is read as lenientl
 reads it (:func:`core.session.jsonl.decode_line`: a byte order mark skipped, invalid UTF-8 replaced,
 each noted) or reported as invalid JSON and skipped. A value that is not an object is reported and
 skipped. The first object is the header when its type says so (``session``, or the variant spelling
-``header``); a later ``session`` line is a duplicate header, ignored. Every other object is an entry,
+``header``), or the second when the first is oh-my-pi's title slot (``{"type": "title", ...}``, the
+session's title in a fixed-width line the agent rewrites in place; kept as :attr:`title_slot`, not an
+entry); a later ``session`` line is a duplicate header, ignored. Every other object is an entry,
 handed to the indexing stage (:meth:`LineDecoder._index_entry`, :mod:`core.session.indexing`), with
 the ``type`` value already read, since deciding "header or entry" had to read it.
 
@@ -20,7 +22,7 @@ import orjson
 from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
 from core.session.jsonl import JsonObject, decode_line
-from core.session.vocabulary import HEADER, HEADER_VARIANT
+from core.session.vocabulary import HEADER, HEADER_VARIANT, TITLE_SLOT
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
@@ -33,7 +35,9 @@ class LineDecoder:
     """The decoding stage, and the state every stage shares: header, version, diagnostics, flavour marks.
 
     Attributes:
-        header: the header object (a copy of the first line), or None when the file has none.
+        header: the header object (a copy of the first line, or of the second after oh-my-pi's title
+            slot), or None when the file has none.
+        title_slot: oh-my-pi's title slot (the line before the header), or None.
         header_line: the header's line number (0 without one).
         version: the format version on disk (1 when the header has none).
     """
@@ -41,6 +45,7 @@ class LineDecoder:
     def _reset(self) -> None:
         self._diagnostics: list[Diagnostic] = []
         self.header: JsonObject | None = None
+        self.title_slot: JsonObject | None = None  # oh-my-pi's title line before the header
         self.header_line = 0
         self.version = CURRENT_VERSION
         self._header_seen = False  # any line parsed as an object (the header or an entry)
@@ -82,9 +87,7 @@ class LineDecoder:
                     typ = obj.get("type")
                     if typ in _HEADER_TYPES and (typ == HEADER or not self._header_seen):
                         self._header_line(obj, line_no)
-                    else:
-                        if not self._header_seen:
-                            self._missing_header(line_no)
+                    elif self._header_seen or not self._before_header(obj, typ, line_no):
                         index(obj, typ, line_no, offset, length)
                 elif obj is not _INVALID:
                     self._not_an_object(line_no)
@@ -110,6 +113,20 @@ class LineDecoder:
         if self.version < 2:
             self._by_ordinal.append(None)
         self._diag(line_no, "not-an-object", "The line is JSON but not an object; it was skipped.")
+
+    def _before_header(self, obj: JsonObject, typ: object, line_no: int) -> bool:
+        """An object before any header or entry: True when it is oh-my-pi's title slot (then not an entry).
+
+        oh-my-pi writes a fixed-width line holding the session's title before the header (vocabulary's
+        ``TITLE_SLOT``); the header follows it. Anything else there means the file has no header.
+        """
+        if typ == TITLE_SLOT and self.title_slot is None and isinstance(obj.get("title"), str):
+            self.title_slot = obj
+            if self.version < 2:
+                self._by_ordinal.append(None)
+            return True
+        self._missing_header(line_no)
+        return False
 
     def _missing_header(self, line_no: int) -> None:
         self._header_seen = True

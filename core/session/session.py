@@ -175,7 +175,17 @@ class Session(SessionReader):
 
     @property
     def name(self) -> str | None:
-        """The session name: the latest ``session_info`` in file order, trimmed; blank clears it."""
+        """The session name: the latest ``session_info`` in file order, trimmed; blank clears it.
+
+        A file without ``session_info`` entries that oh-my-pi wrote is named by its title (its title
+        slot's, else its header's ``title``), as oh-my-pi lists it.
+        """
+        if self.name_seen:
+            return self._name
+        for holder in (self.title_slot, self.header):
+            title = holder.get("title") if holder is not None else None
+            if isinstance(title, str) and title.strip():
+                return " ".join(title.split())
         return self._name
 
     @property
