@@ -276,8 +276,8 @@ def metadata(
 
     models = list(dict.fromkeys(models)) or list(session.models)
     tokens, cost = usage if usage is not None else entries_usage(session, entries)
-    times = [e.ts_ms for e in entries]
-    known = [t for t in times if t is not None]
+    # The conversation's span: bookkeeping appended later (a label, a name) does not move it.
+    known = [e.ts_ms for e in entries if e.ts_ms is not None and kind_of(e).activity]
     title = redacted_cut(" ".join((session.name or session.first_message or "").split()), 100, redactor)
     rows = [
         ("Session", session.session_id or "(no id)"),
