@@ -167,7 +167,7 @@ def redacted_cut(text: str, width: int, redactor: Redactor | None) -> str:
         width: the most characters shown.
         redactor: replaces the secrets; None for none.
     """
-    spans = redactor.find(text) if redactor is not None and text else []
+    spans = redactor.replaced(redactor.find(text), width) if redactor is not None and text else []
     if redactor is None or not spans:
         return text if len(text) <= width else text[: width - 1] + "…"
     from core.export.redact import marker

@@ -37,12 +37,15 @@ class RenderedExport:
         images: image files to write beside it (relative name -> bytes, in ``images.files``).
         counts: redactions made, by kind (empty when nothing was redacted).
         entries: how many entries the export covers.
+        found: credentials written as they are, by kind (``render_export(report_found=True)`` without
+            ``redact``; empty otherwise).
     """
 
     parts: list[bytes]
     images: ImageSink = field(default_factory=ImageSink)
     counts: Counter[str] = field(default_factory=Counter)
     entries: int = 0
+    found: Counter[str] = field(default_factory=Counter)
 
     @property
     def data(self) -> bytes:
@@ -60,6 +63,7 @@ def render_export(
     target: str | os.PathLike[str] | None = None,
     pdf_writer: PdfWriter | None = None,
     workers: int = 1,
+    report_found: bool = False,
 ) -> RenderedExport:
     """Render a session as ``md``, ``html`` or ``pdf``.
 
@@ -73,6 +77,8 @@ def render_export(
         pdf_writer: needed for PDF (core has no Qt); without it PDF raises InvalidRequestError.
         workers: processes the HTML export may use (see :mod:`core.export.parallel`); more than 1
             only from a caller that runs no other thread (the command line, not the app).
+        report_found: without ``options.redact``, still look for credentials and count in ``found``
+            what is written as it is (the bytes are those of an export that does not look).
 
     Returns:
         The bytes, the images and the redaction counts.
@@ -82,10 +88,13 @@ def render_export(
         raise InvalidRequestError(f"Unknown format {fmt!r}; choose md, html or pdf.")
     folder = image_folder_for(target) if target is not None else "images"
     redactor = None
-    if options.redacting:
+    if options.redacting or report_found:
         from core.export.redact import Redactor  # its patterns are compiled on import: only when needed
 
-        redactor = Redactor(detect=options.redact, literals=options.literals)
+        report_only = report_found and not options.redact
+        redactor = Redactor(
+            detect=options.redact or report_only, literals=options.literals, report_only=report_only
+        )
     if fmt == "html":
         from core.export.html import session_to_html
 
@@ -124,7 +133,8 @@ def render_export(
             images = doc.images
         entries = doc.entries
     counts = Counter(redactor.counts) if redactor is not None else Counter()
-    return RenderedExport(parts, images, counts, entries)
+    found = Counter(redactor.found) if redactor is not None else Counter()
+    return RenderedExport(parts, images, counts, entries, found)
 
 
 def save_export(
