@@ -393,8 +393,10 @@ class EditingController(QObject):
             f"Label for entry {entry.id} (empty clears it):",
             current,
         )
-        if ok:
-            self.set_label(entry.id, text)
+        if ok and self.set_label(entry.id, text):
+            # Back to the entry labelled, wherever the dialog was asked for from (the filter box, the
+            # toolbar): Ctrl+Z now undoes the label, not the typing in a text box.
+            self._context.focus_view("tree")
 
     def rename_dialog(self) -> None:
         """Ask for the session's name in a small dialog (empty clears it)."""

@@ -210,6 +210,18 @@ class SessionListPane(QWidget):
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
 
 
+class _LabelEditor(QStyledItemDelegate):
+    """The branch tree's in-place label editor: it says what it is for, so an empty one is not a blank row."""
+
+    def createEditor(
+        self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QWidget:
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            editor.setPlaceholderText("Label for this entry (Enter sets it, Escape cancels, empty clears it)")
+        return editor
+
+
 class BranchTree(_MarksOnFocus, QTreeView):
     """The branch tree's view (a plain tree view that repaints little when the focus moves)."""
 
@@ -247,9 +259,12 @@ class BranchTreePane(QWidget):
         tree.setHeaderHidden(True)
         # Ctrl-click selects two entries to compare; the message pane follows the current index.
         tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # The label is edited in place from F2 or a double-click only (and Edit > Label Entry): a second
+        # click on the selected row started an editor that blanked the row and swallowed the next shortcuts.
         tree.setEditTriggers(
-            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked
         )
+        tree.setItemDelegate(_LabelEditor(tree))
         self.filter_mode = FilterModeBox()
         self.filter_mode.setToolTip("Which entries the tree shows; the current leaf is always shown")
         self.jump_button = QPushButton("Jump to leaf")
