@@ -159,6 +159,8 @@ class CatalogueController(QObject):
             end.connect(self._end_change)
         search_panel.search_requested.connect(self.search)
         search_panel.hit_activated.connect(self.open_hit)
+        # Enter on a hit: the focus follows the hit to where it is shown (the keyboard is done searching).
+        search_panel.done_with_keyboard.connect(lambda: context.focus_view("messages"))
 
     # ------------------------------------------------------------------ state
     @property
@@ -205,6 +207,8 @@ class CatalogueController(QObject):
         """List the sessions under other folders (replaces the list)."""
         self._roots = [Path(r) for r in roots]
         self._context.runner.cancel("refresh")
+        self._context.runner.cancel("search")
+        self._search_panel.clear_hits()  # hits of the folders listed before would open sessions not listed
         self.list_model.set_summaries([])
         self.roots_changed.emit()
         self.start()
@@ -382,7 +386,7 @@ class CatalogueController(QObject):
 
         def found(hits: list[Hit]) -> None:
             if hits:
-                self._search_panel.set_hits(hits, self._title_of_hit)
+                self._search_panel.set_hits(hits, self._title_of_hit, query)
             else:
                 self._search_panel.show_message(f"Nothing found for {query}.")
             count = len(hits)
