@@ -21,3 +21,4 @@ class Role(IntEnum):
     IS_LEAF = ITEM + 5  # bool: the entry is the session's current leaf
     LABEL = ITEM + 6  # the entry's resolved label, or None
     KIND = ITEM + 7  # the message role for message entries, else the normalised entry type
+    DISTINCT = ITEM + 8  # what tells a session apart from listed ones with the same title (a folder, an id)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QRegion, QResizeEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QFont, QFontMetrics, QPainter, QPalette, QRegion, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
+    QApplication,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.visible import FILTER_LABELS, FILTER_MODES
 from gui.models.branch_tree_model import BranchTreeModel
+from gui.models.roles import Role
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
 from gui.widgets.message_view import MessageView
@@ -52,6 +55,53 @@ class _ElideMiddle(QStyledItemDelegate):
     ) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+class _TitleWithDistinction(QStyledItemDelegate):
+    """The title, and after it in a quieter colour what tells it from rows with the same title.
+
+    Five rows titled "I need to add caching to the /api/produ…" could not be told apart: each now ends
+    in its project's last folder or its short id (``Role.DISTINCT``), which the title gives way to when
+    the column is narrow, so it is never elided away.
+    """
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        tag = index.data(Role.DISTINCT)
+        if not tag:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
+        metrics = opt.fontMetrics
+        tag_font = QFont(opt.font)
+        tag_font.setBold(False)  # a named session's title is bold; what tells it apart is not
+        tag_metrics = QFontMetrics(tag_font)
+        tag_text = f"  {tag}"
+        tag_width = min(tag_metrics.horizontalAdvance(tag_text), text_rect.width() * 3 // 5)
+        room = max(0, text_rect.width() - tag_width)
+        title = metrics.elidedText(opt.text, Qt.TextElideMode.ElideRight, room)
+        opt.text = title
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        colour = opt.palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
+        )
+        left = text_rect.left() + min(metrics.horizontalAdvance(title), text_rect.width() - tag_width)
+        painter.save()
+        painter.setPen(colour)
+        painter.setFont(tag_font)
+        shown = tag_metrics.elidedText(tag_text, Qt.TextElideMode.ElideMiddle, tag_width)
+        painter.drawText(
+            QRect(left, text_rect.top(), tag_width, text_rect.height()),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            shown,
+        )
+        painter.restore()
 
 
 # The mixin below is a plain class at run time (PySide builds each view from one Qt class); mypy checks
@@ -188,6 +238,7 @@ class SessionListPane(QWidget):
         header.setSectionResizeMode(SessionColumn.TITLE, QHeaderView.ResizeMode.Stretch)  # the free width
         table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setItemDelegateForColumn(SessionColumn.PROJECT, _ElideMiddle(table))
+        table.setItemDelegateForColumn(SessionColumn.TITLE, _TitleWithDistinction(table))
         # Fixed widths from the font, not ResizeToContents: that mode measures up to 1,000 rows of every such
         # column after each change of a row, ~24,000 Python data() calls and a 250 ms stall per live update.
         metrics = table.fontMetrics()
