@@ -506,6 +506,10 @@ class SessionListModel(QAbstractTableModel):
                 return column.title
             if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
                 return _RIGHT
+            if role == Qt.ItemDataRole.InitialSortOrderRole:
+                # A first click on a figure or the date wants the largest or newest first.
+                largest_first = column.numeric or section == SessionColumn.MODIFIED
+                return Qt.SortOrder.DescendingOrder if largest_first else Qt.SortOrder.AscendingOrder
             return None
         return super().headerData(section, orientation, role)
 

@@ -158,7 +158,8 @@ class SessionTable(_MarksOnFocus, QTableView):
     """The session table: the title takes the free width; when the pane is narrow the figures give way.
 
     Columns that do not fit are hidden, the message count first, then tokens, then cost, so the title,
-    the project and the date never need a horizontal scroll bar.
+    the project and the date never need a horizontal scroll bar. A sort by a column that is hidden falls
+    back to Modified, newest first (the header's arrow shows it), and comes back with the column.
     """
 
     TITLE_MIN = 180  # px: below this a title says little
@@ -167,6 +168,30 @@ class SessionTable(_MarksOnFocus, QTableView):
     def __init__(self) -> None:
         super().__init__()
         self._widths: dict[int, int] = {}
+        self._hidden_sort: tuple[int, Qt.SortOrder] | None = None  # the user's, while its column is hidden
+        self._sorting_for_fit = False
+        self.horizontalHeader().sortIndicatorChanged.connect(self._sort_chosen)
+
+    def _sort_chosen(self, _section: int, _order: Qt.SortOrder) -> None:
+        if not self._sorting_for_fit:
+            self._hidden_sort = None  # the user chose another order meanwhile: theirs from now on
+
+    def _follow_hidden_sort(self) -> None:
+        """Sort by Modified while the sort column is hidden; by that column again once it is shown."""
+        header = self.horizontalHeader()
+        section = header.sortIndicatorSection()
+        wanted: tuple[int, Qt.SortOrder] | None = None
+        if 0 <= section < len(SessionColumn) and self.isColumnHidden(section):
+            self._hidden_sort = (section, header.sortIndicatorOrder())
+            wanted = (SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
+        elif self._hidden_sort is not None and not self.isColumnHidden(self._hidden_sort[0]):
+            wanted, self._hidden_sort = self._hidden_sort, None
+        if wanted is not None:
+            self._sorting_for_fit = True
+            try:
+                self.sortByColumn(*wanted)
+            finally:
+                self._sorting_for_fit = False
 
     def set_column_width(self, column: int, width: int) -> None:
         """The width ``column`` has whenever it is shown."""
@@ -198,6 +223,7 @@ class SessionTable(_MarksOnFocus, QTableView):
         for column in self.OPTIONAL:
             if self.isColumnHidden(column) != (column in dropped):
                 self.setColumnHidden(column, column in dropped)
+        self._follow_hidden_sort()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
