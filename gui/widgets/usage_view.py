@@ -87,6 +87,7 @@ class _CardWidget(QFrame):
         self.caption.setText(card.caption)
         self.value.setText(card.value)
         self.detail.setText(card.detail)
+        self.setToolTip(card.tip)
 
 
 class UsageWindow(QWidget):
