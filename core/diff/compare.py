@@ -42,6 +42,7 @@ from core.diff.types import (
     counts,
 )
 from core.errors import InvalidRequestError
+from core.formatting import title
 from core.kinds import kind_of
 from core.session import Entry
 from core.session.session import Session
@@ -298,6 +299,7 @@ def _summarise(
             error = message.error if message.failed else None
     duration = _duration(anchor, entries)
     return SideSummary(
+        title=title(session.name, session.first_message or "", 60) or os.path.basename(session.path),
         file=session.path,
         entry_id=entry_id,
         messages=len(messages),
