@@ -149,6 +149,7 @@ class CatalogueController(QObject):
         self._open_later.setInterval(0)
         self._open_later.timeout.connect(self._open_chosen_row)
         self._chosen: str | None = None
+        self._made: str | None = None  # a session just forked or cloned: its row is shown, whatever filters
         for begin, end in (
             (proxy.layoutAboutToBeChanged, proxy.layoutChanged),
             (proxy.rowsAboutToBeRemoved, proxy.rowsRemoved),
@@ -243,6 +244,11 @@ class CatalogueController(QObject):
             return
         source = self.list_model.index_of(path)
         index = self._proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+        if source.isValid() and path == self._made:
+            self._made = None
+            if not index.isValid():  # the filter hides the session just made: show every row again
+                self._proxy.clear_filters()
+                index = self._proxy.mapFromSource(source)
         selection = self._table.selectionModel()
         self._changing += 1  # our own selection opens nothing
         try:
@@ -290,6 +296,8 @@ class CatalogueController(QObject):
         elif change.what is Change.TRASHED:
             gone = set(change.paths)
             model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        elif change.what is Change.CREATED:
+            self._made = change.path  # selected once the refresh lists it, even under a filter
         self.schedule_live_refresh()  # the rows' message counts and times; a new session's row
 
     # ------------------------------------------------------------------ refresh passes
@@ -309,9 +317,14 @@ class CatalogueController(QObject):
             return
         self._watch_folders()  # a new project folder is watched from now on
         self._refreshing = True
-        self._start_refresh()
+        self._start_refresh(quiet=True)
 
-    def _start_refresh(self) -> None:
+    def _start_refresh(self, *, quiet: bool = False) -> None:
+        """A catalogue pass in a worker.
+
+        ``quiet`` (a live refresh after a change on disk) says nothing in the status line unless something
+        failed: "8 sessions" would replace what an edit just said there ("Forked to …", "Label set …").
+        """
         roots, folder, runner, status = (
             list(self._roots),
             self._catalogue_dir,
@@ -326,7 +339,8 @@ class CatalogueController(QObject):
             self.select_open_row()
             errors = len(getattr(stats, "errors", None) or ())
             note = f", {errors} unreadable" if errors else ""
-            status.showMessage(f"{self.list_model.rowCount()} sessions{note}")
+            if not quiet or errors:
+                status.showMessage(f"{self.list_model.rowCount()} sessions{note}")
             self._refresh_done(True)
 
         def failed(error: Exception) -> None:
@@ -350,7 +364,8 @@ class CatalogueController(QObject):
         def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
             nonlocal next_partial
             share = f" ({bytes_done / bytes_total:.0%})" if bytes_total else ""
-            status.showMessage(f"Reading sessions: {files_done} of {files_total} files{share}")
+            if not quiet or files_total > 1:  # one file changed: nothing worth a line
+                status.showMessage(f"Reading sessions: {files_done} of {files_total} files{share}")
             now = time.monotonic()
             if now >= next_partial:
                 next_partial = now + _PARTIAL_LIST_SECONDS

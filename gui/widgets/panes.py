@@ -82,7 +82,7 @@ class _TitleWithDistinction(QStyledItemDelegate):
         tag_font.setBold(False)  # a named session's title is bold; what tells it apart is not
         tag_metrics = QFontMetrics(tag_font)
         tag_text = f"  {tag}"
-        tag_width = min(tag_metrics.horizontalAdvance(tag_text), text_rect.width() * 3 // 5)
+        tag_width = min(tag_metrics.horizontalAdvance(tag_text) + 2, text_rect.width() * 3 // 5)
         room = max(0, text_rect.width() - tag_width)
         title = metrics.elidedText(opt.text, Qt.TextElideMode.ElideRight, room)
         opt.text = title
@@ -284,7 +284,13 @@ class SessionListPane(QWidget):
         _column(controls, table, self)
         self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
         self.named_only.toggled.connect(self.proxy.set_named_only)
+        self.proxy.filters_cleared.connect(self._filters_cleared)
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
+
+    def _filters_cleared(self) -> None:
+        """The proxy shows every row again: the filter box and the toggle say so."""
+        self.filter_edit.clear()
+        self.named_only.setChecked(False)
 
 
 class _LabelEditor(QStyledItemDelegate):
