@@ -79,7 +79,12 @@ class HelpController:
             text = action.text().replace("&", "")
             if not text or not action.isEnabled() or name == "help.palette":
                 continue
+            context = self._actions.context_of(name)
+            if context:  # out of its menu, "Dark" says little: "Theme: Dark"
+                text = f"{context}: {text}"
             hint = action.shortcut().toString()
+            if action.isCheckable() and action.isChecked():
+                hint = f"✓ {hint}".strip()  # the theme in use, the panels shown
             found.append(Command(text, hint, action.trigger))
         for path in self._recent():
             found.append(
