@@ -18,7 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"
 FILES = ("019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl", "019cbd70-9d00-7654-b79e-0404ef27578f.jsonl")
-PLACEHOLDER = b"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PLACEHOLDER = (  # the 1 x 1 PNG the generator wrote
+    b"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 SIZE = (520, 150)
 LINES = (
     ("log", "[vite] connected."),
@@ -60,7 +62,8 @@ def draw() -> bytes:
         painter.drawLine(0, top + 23, SIZE[0], top + 23)
         painter.setPen(QColor(fore))
         mark = {"log": " ", "warn": "▲", "error": "✖"}[kind]
-        painter.drawText(QRect(8, top, SIZE[0] - 16, 24), int(Qt.AlignmentFlag.AlignVCenter), f"{mark} {text}")
+        row = QRect(8, top, SIZE[0] - 16, 24)
+        painter.drawText(row, int(Qt.AlignmentFlag.AlignVCenter), f"{mark} {text}")
         top += 24
     painter.end()
     indexed = image.convertToFormat(QImage.Format.Format_Indexed8, Qt.ImageConversionFlag.ThresholdDither)
@@ -84,7 +87,8 @@ def main() -> int:
             path.write_bytes(after)
             print(f"{path.relative_to(REPO)}: the console screenshot ({len(encoded):,} base64 bytes)")
         elif encoded not in before:
-            print(f"{path.relative_to(REPO)}: neither the placeholder nor this image; left alone", file=sys.stderr)
+            where = path.relative_to(REPO)
+            print(f"{where}: neither the placeholder nor this image; left alone", file=sys.stderr)
             return 1
     return 0
 

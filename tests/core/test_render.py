@@ -533,7 +533,8 @@ def test_fences_inside_fences_and_code_highlighting(tmp_path: Path) -> None:
     html = render_entry(user, session.body(user))
     assert "```html\n&lt;script&gt;alert(5)&lt;/script&gt;\n```" in html  # the inner fence is content
     assert "&lt;b&gt;hi&lt;/b&gt;" in html  # python highlighted, still escaped
-    assert '<span style="color: #008000">print</span>' in html  # coloured inline (Qt matches every stylesheet rule)
+    # coloured inline (Qt matches every stylesheet rule)
+    assert '<span style="color: #008000">print</span>' in html
     assert "&lt;i&gt;plain&lt;/i&gt;" in html  # unknown language: plain text
     assert '<table border="1"' in html and "<td>&lt;b&gt;1&lt;/b&gt;</td>" in html
 
