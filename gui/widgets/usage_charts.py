@@ -305,8 +305,8 @@ class MixChart(_Chart):
             return
         metrics = QFontMetricsF(self._chart.legend().font())
         widest_share = max(metrics.horizontalAdvance(share) for share in self._shares)
-        # The marker, its margins and the legend's own take about 30 px of that (measured, Fusion style).
-        room = max(50.0, min(LEGEND_NAME_PX, self.width() * 0.39 - widest_share - 30))
+        # The marker, its margins and the legend's own take 38 px of that (measured, Fusion style).
+        room = max(50.0, min(LEGEND_NAME_PX, self.width() * 0.39 - widest_share - 40))
         if room == self._name_px:
             return
         self._name_px = room
