@@ -162,3 +162,5 @@ def test_the_sessions_card_says_why_it_counts_fewer_than_the_list(
     for heat in (usage.calendar, usage.hours):
         assert heat.row_labels()[:3] == ["Mon", "Tue", "Wed"] or heat.row_labels()[:2] == ["Mon", "Wed"]
         assert not heat._y.truncateLabels()
+    # The whole window fits a 1,100 px screen, whatever the models and projects its filters list.
+    assert usage.minimumSizeHint().width() <= 1100
