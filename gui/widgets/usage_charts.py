@@ -53,6 +53,7 @@ _HEAT_LIGHT = ["#ebedf0", "#9be9a8", "#40c463", "#30a14e", "#216e39"]
 _HEAT_DARK = ["#262c33", "#0e4429", "#006d32", "#26a641", "#39d353"]
 Formatter = Callable[[float], str]
 LEGEND_NAME_PX = 170.0  # the most a model's name takes in the model-mix legend
+LEGEND_NAME_MIN_PX = 100.0  # with less room for a name beside its share, the legend leaves the shares out
 
 
 def series_colours(count: int, *, other_last: bool = False) -> list[QColor]:
@@ -260,7 +261,7 @@ class MixChart(_Chart):
         self._pie: QPieSeries | None = None
         self._format: Formatter = str
         self._shares: list[str] = []
-        self._name_px = 0.0
+        self._name_px: tuple[float, bool] = (0.0, True)  # the room the names were cut to, shares shown
         self._chart.legend().setAlignment(Qt.AlignmentFlag.AlignRight)
 
     def set_data(self, parts: Sequence[tuple[str, float]], shown: Formatter) -> None:
@@ -276,7 +277,7 @@ class MixChart(_Chart):
             piece = pie.append(name, float(value))
             piece.setProperty("full_name", name)
             piece.setLabelVisible(False)
-        self._name_px = 0.0
+        self._name_px = (0.0, True)
         self._name_slices()
         pie.hovered.connect(self._hovered)
         self._chart.addSeries(pie)
@@ -298,7 +299,9 @@ class MixChart(_Chart):
         """Label the slices (the legend shows their labels) for the legend's room.
 
         Qt gives a legend beside the chart at most about 0.39 of its width (measured), and cuts what is
-        longer at its end, the share with it; the names are cut in the middle to fit before it must.
+        longer at its end, the share with it; the names are cut in the middle to fit before it must. In a
+        narrow chart the shares give way first (the slices' sizes show them, hovering one says its
+        figure): a name cut to a few letters says nothing.
         """
         pieces = self.slices()
         if not pieces:
@@ -306,13 +309,15 @@ class MixChart(_Chart):
         metrics = QFontMetricsF(self._chart.legend().font())
         widest_share = max(metrics.horizontalAdvance(share) for share in self._shares)
         # The marker, its margins and the legend's own take 38 px of that (measured, Fusion style).
-        room = max(50.0, min(LEGEND_NAME_PX, self.width() * 0.39 - widest_share - 40))
-        if room == self._name_px:
+        legend = self.width() * 0.39 - 40
+        shares = legend - widest_share >= LEGEND_NAME_MIN_PX
+        room = max(50.0, min(LEGEND_NAME_PX, legend - (widest_share if shares else 0)))
+        if (room, shares) == self._name_px:
             return
-        self._name_px = room
+        self._name_px = (room, shares)
         full = [str(piece.property("full_name")) for piece in pieces]
         for piece, name, share in zip(pieces, legend_names(full, metrics, room), self._shares, strict=True):
-            piece.setLabel(name + share)
+            piece.setLabel(name + share if shares else name)
 
     def _colour_series(self) -> None:
         pieces = self.slices()

@@ -129,9 +129,14 @@ def test_the_legend_names_models_readably_and_whole_on_hover(qtbot) -> None:
     markers = chart.chart_object.legend().markers()
     label = markers[0].label()
     assert label.startswith("claude-sonn") and "…" in label and label.endswith("context 29%")
-    chart.resize(380, 300)  # narrower: cut more, still in the middle, the share kept
+    chart.resize(520, 300)  # narrower: cut more, still in the middle, the share kept
     qtbot.waitUntil(lambda: markers[0].label() != label, timeout=TIMEOUT)
-    assert markers[0].label().startswith("clau") and markers[0].label().endswith("ntext 29%")
+    narrower = markers[0].label()
+    assert narrower.startswith("clau") and "…" in narrower and narrower.endswith("ext 29%")
+    chart.resize(340, 300)  # narrow: the shares give way to the names
+    qtbot.waitUntil(lambda: markers[0].label() != narrower, timeout=TIMEOUT)
+    assert markers[0].label().startswith("clau") and markers[0].label().endswith("ext")
+    assert [m.label() for m in markers][2].startswith("opena")  # the provider kept: azure has it too
     markers[1].hovered.emit(True)
     assert QToolTip.isVisible() and LONG_MODELS[1] in QToolTip.text()
     markers[1].hovered.emit(False)
