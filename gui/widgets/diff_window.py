@@ -133,16 +133,18 @@ def summary_table(diff: BranchDiff) -> str:
         f"{counts[SAME]} same"
     )
     sides = (diff.left, diff.right)
-    cells = "".join(
-        f"<th align='left'>{where}: {html.escape(_name(side))} @ {html.escape(str(side.entry_id))}</th>"
+    named = (
+        f"{where}: {_name(side)} @ {side.entry_id}"
         for where, side in zip(("Left", "Right"), sides, strict=True)
     )
-    rows = [f"<tr><th></th>{cells}</tr>"]
+    cells = "".join(f"<th align='left' width='45%'>{html.escape(name)}</th>" for name in named)
+    rows = [f"<tr><th width='10%'></th>{cells}</tr>"]  # each side's column about above its column of rows
     for label, a, b in summary_lines(diff)[1:]:
         rows.append(
             f"<tr><td>{html.escape(label)}</td><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>"
         )
-    return f"<p>{html.escape(head)}</p><table cellspacing='0' cellpadding='2'>{''.join(rows)}</table>"
+    table = "<table width='100%' cellspacing='0' cellpadding='2'>" + "".join(rows) + "</table>"
+    return f"<p>{html.escape(head)}</p>{table}"
 
 
 class DiffWindow(QMainWindow):
