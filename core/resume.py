@@ -11,10 +11,15 @@ path with spaces or quotes stays one argument and nothing in it is ever interpre
 
 What runs in the terminal is a tiny ``sh`` script that changes to the project folder, runs the agent,
 and then leaves a shell open, so the terminal does not vanish when the agent exits.
+
+Before anything starts, both programs are looked for (:func:`find_program`); the terminal itself is
+started by another tiny script (:func:`watched`) that writes its exit status and keeps its error output,
+so a terminal that ends at once (no display, a wrong option) can be reported with what it said.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -26,8 +31,10 @@ __all__ = [
     "DEFAULT_AGENT_COMMAND",
     "agent_command",
     "default_terminal",
+    "find_program",
     "in_project_folder",
     "terminal_command",
+    "watched",
 ]
 
 DEFAULT_AGENT_COMMAND = "pi --session {path}"
@@ -112,3 +119,28 @@ def default_terminal(
         if which(program):
             return f"{program} {arguments}"
     return None
+
+
+def find_program(word: str, which: Callable[[str], str | None] = shutil.which) -> str | None:
+    """Where the program a command starts with is: on ``PATH``, or the file a path names; None when absent.
+
+    A word with a slash is a path (``~`` expanded): it must be an executable file.
+    """
+    if not word:
+        return None
+    if os.sep in word or (os.altsep is not None and os.altsep in word):
+        path = os.path.expanduser(word)
+        return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    return which(word)
+
+
+def watched(command: list[str], status: str) -> list[str]:
+    """``command`` run by ``sh``, which writes its exit status to ``status`` and its stderr to ``status.err``.
+
+    How a terminal's start is checked: a terminal still running a second later has started; one that has
+    written its status ended at once, and its error output says why.
+    """
+    # The status is written quietly: once the check is over its folder is gone, and a terminal closed
+    # hours later must not leave a line on the app's stderr.
+    script = 'status=$1; shift; "$@" 2>"$status.err"; { echo "$?" >"$status"; } 2>/dev/null'
+    return ["sh", "-c", script, "sh", status, *command]

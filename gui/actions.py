@@ -20,7 +20,7 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QWidget
 
-__all__ = ["MENUS", "ActionRegistry", "ContextContributor", "Shortcut"]
+__all__ = ["MENUS", "ActionRegistry", "ContextContributor", "Shortcut", "on_a_keyboard"]
 
 MENUS = ("File", "Edit", "Session", "View", "Go", "Help")  # in menu-bar order
 Shortcut = str | QKeySequence.StandardKey
@@ -36,6 +36,17 @@ class _Place:
     submenu: QMenu | None = None
 
 
+# Qt's key codes from here on are media and application keys ("Open", "Refresh", "Find"): a standard key
+# binding lists them beside Ctrl+O, F5 and Ctrl+F, but nobody types them on an ordinary keyboard.
+_FIRST_SPECIAL_KEY = Qt.Key.Key_Direction_R.value
+
+
+def on_a_keyboard(sequence: QKeySequence) -> bool:
+    """Whether every key of ``sequence`` is one an ordinary keyboard has (not a media or launch key)."""
+    keys = [sequence[i].key() for i in range(sequence.count())]  # type: ignore[index]  # (stubs lack it)
+    return bool(keys) and all(key.value < _FIRST_SPECIAL_KEY for key in keys)
+
+
 class ActionRegistry(QObject):
     """The window's actions by name (``"edit.label"``, ``"session.fork"``, ...)."""
 
@@ -47,6 +58,7 @@ class ActionRegistry(QObject):
         self._enabled: dict[str, Callable[[], bool]] = {}
         self._scopes: dict[str, QWidget] = {}
         self._context: dict[str, list[ContextContributor]] = {}
+        self._contexts: dict[str, str] = {}  # action name -> what its text means out of its menu
 
     # ------------------------------------------------------------------ building
     def set_scope(self, scope: str, widget: QWidget) -> None:
@@ -66,6 +78,7 @@ class ActionRegistry(QObject):
         scope: str | None = None,
         toolbar: bool = False,
         enabled: Callable[[], bool] | None = None,
+        context: str = "",
     ) -> QAction:
         """Make an action and register it; see the module docstring for ``scope`` and ``enabled``."""
         action = QAction(text, self._host)
@@ -80,6 +93,7 @@ class ActionRegistry(QObject):
             scope=scope,
             toolbar=toolbar,
             enabled=enabled,
+            context=context,
         )
 
     def add_toggle(
@@ -113,8 +127,13 @@ class ActionRegistry(QObject):
         scope: str | None = None,
         toolbar: bool = False,
         enabled: Callable[[], bool] | None = None,
+        context: str = "",
     ) -> QAction:
-        """Register an action made elsewhere (``QUndoStack.createUndoAction``) like :meth:`add` does."""
+        """Register an action made elsewhere (``QUndoStack.createUndoAction``) like :meth:`add` does.
+
+        ``context`` is what the action's text means without its menu (``"Theme"`` for "Dark"): the
+        command palette, which lists actions out of their menus, shows ``Theme: Dark``.
+        """
         if name in self._actions:
             raise ValueError(f"an action named {name!r} is registered already")
         if menu is not None and menu not in MENUS:
@@ -136,6 +155,8 @@ class ActionRegistry(QObject):
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             self._scopes[scope].addAction(action)
         self._actions[name] = action
+        if context:
+            self._contexts[name] = context
         self._places.append(_Place(name, menu, section, toolbar))
         if enabled is not None:
             self._enabled[name] = enabled
@@ -163,6 +184,10 @@ class ActionRegistry(QObject):
     def names(self) -> list[str]:
         """Every registered name, in registration order."""
         return list(self._actions)
+
+    def context_of(self, name: str) -> str:
+        """What the action's text means out of its menu (``"Theme"``, ``"Show"``), or ``""``."""
+        return self._contexts.get(name, "")
 
     def update(self, *_args: object) -> None:
         """Enable each action whose rule says it applies now (actions without a rule stay as they are)."""
@@ -201,7 +226,8 @@ class ActionRegistry(QObject):
             action = self._actions.get(place.name)
             if action is None:  # a submenu
                 continue
-            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
+            typed = [k for k in action.shortcuts() if on_a_keyboard(k)]
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in typed)
             if keys:
                 rows.append((place.menu or "", action.text().replace("&", ""), keys))
         order = {menu: i for i, menu in enumerate(MENUS)}

@@ -29,6 +29,7 @@ from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon, QImageReader
 from PySide6.QtWidgets import QApplication
 
+from core.errors import PrimeSessionsError
 from gui.leaving import close_on_termination, leave
 from gui.main_window import DEMO_DIR, MainWindow
 from gui.settings import APPLICATION, ORGANIZATION
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from gui.models.usage_figures import UsageFigures
     from gui.widgets.diff_window import DiffWindow
 
-__all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main", "run"]
+__all__ = ["ICON_DIR", "ICON_SIZES", "app_icon", "main", "run", "window_target"]
 
 ICON_DIR = Path(__file__).resolve().parent.parent / "resources" / "icons"  # also in the PyInstaller bundle
 ICON_SIZES = (16, 32, 48, 64, 128, 256)  # prime-sessions-<N>.png, rendered by packaging/render_icons.py
@@ -53,6 +54,12 @@ _PROG = "prime-sessions"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prime-sessions-gui", description="Browse Prime Agent sessions.")
     parser.add_argument("path", nargs="?", type=Path, help="a session folder or a .jsonl session file")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the demo sessions: your own copy in your data folder, made the first time (Help > "
+        "Reset Demo Sessions makes it new); the shipped files are never changed",
+    )
     checks = parser.add_mutually_exclusive_group()
     checks.add_argument(
         "--smoke-test",
@@ -115,21 +122,24 @@ def main(argv: list[str] | None = None, *, leave_process: bool = False) -> int:
     QGuiApplication.setWindowIcon(app_icon())
     args = _parser().parse_args(args_in)
 
-    roots: list[Path] | None = None
-    open_path: Path | None = None
-    if args.path is not None:
-        target = args.path.expanduser().resolve()
-        if target.is_dir():
-            roots = [target]
-        elif target.is_file():
-            roots, open_path = [target.parent], target
-        else:
-            print(f"prime-sessions-gui: {args.path}: no such folder or file", file=sys.stderr)
-            return 2
+    if args.demo and args.path is not None:
+        print(f"{_PROG}: give a folder or --demo, not both.", file=sys.stderr)
+        return 2
+    try:
+        target = window_target(
+            args.path, demo=args.demo, checking=args.smoke_test or bool(args.scripted_check)
+        )
+    except FileNotFoundError:
+        print(f"prime-sessions-gui: {args.path}: no such folder or file", file=sys.stderr)
+        return 2
+    except PrimeSessionsError as err:
+        print(f"{_PROG}: {err}", file=sys.stderr)
+        return 1
+    roots, open_path = _roots_and_file(target)
 
     if args.smoke_test or args.scripted_check is not None:
         return _check(app, roots, open_path, args.scripted_check)
-    asked = str(target) if args.path is not None else None
+    asked = str(target) if target is not None else None
     if not args.new_window:
         forwarded = forward_to_running(asked)
         if forwarded.delivered:  # the running window has it: no second window
@@ -151,6 +161,41 @@ def main(argv: list[str] | None = None, *, leave_process: bool = False) -> int:
     if leave_process:
         leave(code)  # the window has closed: nothing left is worth waiting for (gui.leaving)
     return code
+
+
+def window_target(path: Path | None, *, demo: bool = False, checking: bool = False) -> Path | None:
+    """What the window opens: the folder or file asked for, absolute; None for the session folders.
+
+    The demo sessions (``--demo``, or the shipped ``resources/demo`` folder or one of its files named
+    as ``path``) are always the user's own copy of them, made on first use (``core.writing.demo``): the
+    shipped files are never edited. A check (``--smoke-test``) makes its own private copy, so the shipped
+    folder is left to it.
+
+    Raises:
+        FileNotFoundError: ``path`` names neither a folder nor a file.
+        PrimeSessionsError: the copy of the demo cannot be made (one sentence).
+    """
+    from core.writing import demo_copy, in_demo_copy
+
+    if demo:
+        return None if checking else demo_copy(DEMO_DIR)  # a check makes a private copy of its own
+    if path is None:
+        return None
+    target = path.expanduser().resolve()
+    if not target.exists():
+        raise FileNotFoundError(target)
+    if checking:
+        return target
+    return in_demo_copy(target, DEMO_DIR) or target
+
+
+def _roots_and_file(target: Path | None) -> tuple[list[Path] | None, Path | None]:
+    """The folders to list and the session file to show for :func:`window_target`'s answer."""
+    if target is None:
+        return None, None
+    if target.is_dir():
+        return [target], None
+    return [target.parent], target
 
 
 def run() -> int:

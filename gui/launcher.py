@@ -18,7 +18,7 @@ __all__ = ["main", "wants_window"]
 
 
 # The window's own options (gui.app): with one of them, the arguments are the window's, not a command's.
-_WINDOW_OPTIONS = ("--smoke-test", "--scripted-check", "--new-window")
+_WINDOW_OPTIONS = ("--smoke-test", "--scripted-check", "--new-window", "--demo")
 
 
 def wants_window(argv: Sequence[str]) -> bool:

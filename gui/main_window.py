@@ -121,6 +121,9 @@ class MainWindow(QMainWindow):
             session=lambda: self.opened.session,
             selection=ViewSelection(self.table, self.proxy, self.tree, self.tree_model),
             summaries=self.catalogue.summaries,
+            focus=lambda view: (self.transcript if view == "messages" else self.tree).setFocus(
+                Qt.FocusReason.OtherFocusReason
+            ),
         )
         self.files = FileController(
             context, actions, roots=lambda: self.catalogue.roots, set_roots=self.set_roots

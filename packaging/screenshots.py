@@ -5,11 +5,16 @@ Starts the real window under an X server and saves one PNG per main view to ``OU
 * ``session.png``: a session selected, an assistant message with a tool call (and its diff) shown;
 * ``search.png``: a full-text search and its first hit opened;
 * ``context.png``: "What the model saw" (context mode) at the leaf of the compaction session;
-* ``branches.png``: the branches session with the tree in the ``all`` filter mode.
+* ``branches.png``: the branches session with the tree in the ``all`` filter mode;
+* ``problems.png``: a damaged copy of a session open, the Problems panel under it;
+* ``diff-window.png``: branches A and C of the branches session side by side;
+* ``usage.png``: the Usage window (View > Usage and Cost).
 
 Each view is shot at 1600x1000 and 1100x680, in the light and the dark theme (View > Theme): the names say
 which (:func:`shot_name`: ``session.png``, ``session-dark.png``, ``session-1100.png``,
-``session-1100-dark.png``).
+``session-1100-dark.png``). The export dialog (on a session holding credentials) and Preferences are shot
+at their own size, light and dark (``export-dialog.png``, ``preferences-dark.png``...). The damaged and
+the credential-holding sessions are added to the demo copy after the first four views.
 
 Without ``DISPLAY`` (and without ``QT_QPA_PLATFORM``) the script runs itself again under
 ``xvfb-run -a -s "-screen 0 1700x1100x24"`` with ``QT_QPA_PLATFORM=xcb``. That needs, on Debian/Ubuntu,
@@ -38,7 +43,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"
 SCREEN = "1700x1100x24"
-TIMEOUT_SECS = 90
+TIMEOUT_SECS = 300
 MAX_PNG_BYTES = 300_000  # a larger screenshot is saved again in 256 colours (see _quantized)
 SETTLE_MSECS = 250  # after the last signal of a step: let layouts, scroll bars and repaints finish
 
@@ -47,6 +52,9 @@ LINEAR_EDIT_CALL = "97bf8cf4"  # the assistant message calling `edit` (its resul
 BRANCHES = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
 COMPACTION = "019cb7f7-db40-74db-9a60-0d769809d8ec.jsonl"
 SEARCH_WORD = "Redis"  # branch B of the branches session (abandoned), its summary and the options answer
+BRANCH_A_LEAF, BRANCH_C_LEAF = "8b38ce88", "52c02f53"  # two branches of the branches session
+DAMAGED = "config-loader-crash.jsonl"  # a short session with a line cut short (added later)
+SECRETS = "deploy-with-credentials.jsonl"  # a session pasting credentials (added later)
 
 APT_PACKAGES = (
     "xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 "
@@ -193,17 +201,157 @@ def _scenario(window: Any, sessions: Path, outdir: Path) -> Generator[Wait, tupl
             yield Wait()
             yield from _views(window, sessions, outdir, lambda view, s=size, t=theme: shot_name(view, s, t))
 
-    # The Usage window (View > Usage and Cost) at 1600 x 1000, dark and then light
-    yield Wait(window.usage.figures_shown, window.usage.show_window)
-    usage = window.usage.window
-    usage.resize(1600, 1000)
-    yield Wait()
-    _save(usage, outdir / "usage-dark.png")
-    window.view.set_theme("light")
-    yield Wait()
-    _save(usage, outdir / "usage-light.png")
-    usage.close()
+    # A damaged copy and a session pasting credentials, for the Problems panel and the export dialog.
+    _add_extra_sessions(sessions)
+    yield Wait(window.catalogue.refresh_finished, window.catalogue.refresh, check=lambda args: bool(args[0]))
+    if window.list_model.row_of(str(sessions / SECRETS)) < 0:
+        yield Wait(window.catalogue.refresh_finished, window.catalogue.refresh)
+    for theme in THEMES:
+        window.view.set_theme(theme)
+        yield Wait()
+        for size in SIZES:
+            window.resize(*size)
+            yield Wait()
+            yield from _more_views(
+                window, sessions, outdir, size, lambda view, s=size, t=theme: shot_name(view, s, t)
+            )
+        yield from _dialogs(window, sessions, outdir, lambda view, t=theme: shot_name(view, SIZES[0], t))
     window.view.set_theme("system")  # not remembered: the settings folder is a temporary one
+
+
+def _add_extra_sessions(sessions: Path) -> None:
+    """Two small sessions (no usage recorded): one with a line cut short, one pasting credentials (fakes)."""
+    import json
+
+    def message(prefix: str, number: int, role: str, text: str) -> dict[str, object]:
+        moment = f"2026-03-06T18:{number:02d}:00.000Z"
+        body = {
+            "role": role,
+            "content": [{"type": "text", "text": text}],
+            "timestamp": 1772820000000 + number,
+        }
+        parent = f"{prefix}{number - 1:06d}" if number > 1 else None
+        return {
+            "type": "message",
+            "id": f"{prefix}{number:06d}",
+            "parentId": parent,
+            "timestamp": moment,
+            "message": body,
+        }
+
+    def header(session_id: str, cwd: str) -> dict[str, object]:
+        return {
+            "type": "session",
+            "version": 3,
+            "id": session_id,
+            "timestamp": "2026-03-06T18:00:00.000Z",
+            "cwd": cwd,
+        }
+
+    def lines(entries: list[dict[str, object]]) -> list[bytes]:
+        return [json.dumps(entry).encode() + b"\n" for entry in entries]
+
+    damaged = lines(
+        [
+            header("019cc5a9-7c3e-7000-8000-da4a9ed00001", "/home/dev/config-service"),
+            message("c0", 1, "user", "The config loader crashes on an empty YAML file. Can you find why?"),
+            message(
+                "c0",
+                2,
+                "assistant",
+                "It calls `.items()` on what `yaml.safe_load` returns, which is None here.",
+            ),
+            message("c0", 3, "user", "Make it treat an empty file as an empty mapping."),
+            message("c0", 4, "assistant", "Done: `load()` now returns `{}` for an empty file, with a test."),
+        ]
+    )
+    damaged.insert(3, damaged[3][: len(damaged[3]) // 2] + b"\n")  # a line cut short: a write interrupted
+    (sessions / DAMAGED).write_bytes(b"".join(damaged))
+    token = "ghp_" + "Zq8Rk2Lm4Np6Tx9Vb3Cd5Fg7Hj1Kw0Ys2Ue4"  # fakes, as the tests use
+    said = f"It reads GITHUB_TOKEN={token}, AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLQ and "
+    said += "DATABASE_URL=postgres://deploy:S3cr3tP4ssw0rd@db.example.com/app from the shell."
+    secrets = [
+        header("019cc5aa-0d1e-7000-8000-5ec7e75e0001", "/home/dev/deploy-scripts"),
+        message("d0", 1, "user", "Why does the deploy script fail on the staging server?"),
+        message("d0", 2, "assistant", "Which credentials does it read, and from where?"),
+        message("d0", 3, "user", said),
+    ]
+    (sessions / SECRETS).write_bytes(b"".join(lines(secrets)))
+
+
+def _more_views(
+    window: Any, sessions: Path, outdir: Path, size: tuple[int, int], name: Callable[[str], str]
+) -> Generator[Wait, tuple, None]:
+    """The Problems panel, the diff window and the Usage window at one size."""
+    # (5) a damaged file open: the Problems panel, as tall as its rows
+    source = window.list_model.index_of(str(sessions / DAMAGED))
+    if not source.isValid():
+        raise RuntimeError(f"{DAMAGED} is not in the session list")
+    row = window.proxy.mapFromSource(source).row()
+    if window.opened.session is None or window.opened.session.path != str(sessions / DAMAGED):
+        yield Wait(window.context.session_loaded, lambda: window.table.selectRow(row))
+    if not window.diagnostics_panel.isVisible():
+        raise RuntimeError("the Problems panel is not shown for the damaged session")
+    yield Wait()
+    _clear_status(window, sessions)
+    _save(window, outdir / name("problems"))
+
+    # (6) two branches side by side
+    path = str(sessions / BRANCHES)
+    yield Wait(
+        window.diff_controller.diff_opened,
+        lambda: window.diff_controller.compare(path, BRANCH_A_LEAF, path, BRANCH_C_LEAF),
+    )
+    view = window.diff_controller.windows[-1]
+    view.resize(*size)
+    yield Wait()
+    _save(view, outdir / name("diff-window"))
+    view.close()
+
+    # (7) the Usage window (its figures are drawn once; shown again it keeps them)
+    if window.usage.window is None:
+        yield Wait(window.usage.figures_shown, window.usage.show_window)
+    else:
+        yield Wait(None, window.usage.show_window)
+    usage = window.usage.window
+    usage.resize(*size)
+    yield Wait()
+    _save(usage, outdir / name("usage"))
+    usage.close()
+
+
+def _dialogs(
+    window: Any, sessions: Path, outdir: Path, name: Callable[[str], str]
+) -> Generator[Wait, tuple, None]:
+    """The export dialog on the session holding credentials, and Preferences, at their own sizes."""
+    source = window.list_model.index_of(str(sessions / SECRETS))
+    if not source.isValid():
+        raise RuntimeError(f"{SECRETS} is not in the session list")
+    row = window.proxy.mapFromSource(source).row()
+    if window.opened.session is None or window.opened.session.path != str(sessions / SECRETS):
+        yield Wait(window.context.session_loaded, lambda: window.table.selectRow(row))
+    holder: list[Any] = []
+    yield Wait(None, lambda: holder.append(window.export_controller.open_dialog()))
+    dialog = holder[0]
+    if dialog.last_counts is None:
+        yield Wait(dialog.preview_ready)
+    dialog.target_edit.setText("/home/you/exports/why-does-the-deploy-script-fail.md")  # not the run's folder
+    yield Wait()
+    _save(dialog, outdir / name("export-dialog"))
+    dialog.reject()
+
+    preferences = window.resume.edit_preferences()
+    # A user's defaults, not this run's temporary folder.
+    preferences.set_folders([Path("/home/you/.prime/agent/sessions"), Path("/home/you/.pi/agent/sessions")])
+    yield Wait()
+    _save(preferences, outdir / name("preferences"))
+    preferences.reject()
+
+
+def _clear_status(window: Any, sessions: Path) -> None:
+    bar = window.statusBar()
+    if str(sessions.parent) in bar.currentMessage():
+        bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
 
 
 def _save(widget: Any, path: Path) -> None:
@@ -225,9 +373,7 @@ def _views(
     """The four main views, one screenshot each."""
 
     def save(view: str) -> None:
-        bar = window.statusBar()
-        if str(sessions.parent) in bar.currentMessage():
-            bar.clearMessage()  # "31 entries in /tmp/prime-screenshots-XXXX/...": noise in a picture
+        _clear_status(window, sessions)
         _save(window, outdir / name(view))
 
     def select_session(file_name: str) -> Callable[[], None]:

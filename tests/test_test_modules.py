@@ -1,4 +1,4 @@
-"""The suite's own layout: pytest imports test modules by basename (no packages), so two with one name break collection."""
+"""The suite's layout: pytest imports test modules by basename, so two of one name break collection."""
 
 from collections import Counter
 from pathlib import Path

@@ -49,8 +49,9 @@ from core.catalogue.update import (
 )
 from core.catalogue.usage_lineage import settle as settle_usage
 from core.errors import SessionReadError
+from core.session.diagnostics import KINDS, Severity
 from core.session.discovery import default_roots
-from core.session.summary import SessionSummary
+from core.session.summary import SessionSummary, problem_sentence
 from core.timefmt import iso_from_ms
 
 if TYPE_CHECKING:
@@ -405,7 +406,8 @@ def _write_taken(
 
 _SUMMARY_COLUMNS = (
     "path, session_id, cwd, name, parent_session, created_ms, modified_ms, message_count, first_message,"
-    " version, entry_count, models, total_tokens, cost, header, leaf_id, size, problems, last_stop, read_end"
+    " version, entry_count, models, total_tokens, cost, header, leaf_id, size, problems, last_stop, read_end,"
+    " CASE WHEN problems > 0 THEN diagnostics END"  # read only for damaged files: the tooltip says why
 )
 
 
@@ -430,6 +432,7 @@ _SummaryRow: TypeAlias = tuple[
     int | None,  # problems
     str | None,  # last_stop
     int | None,  # read_end
+    str | None,  # diagnostics (JSON), of a damaged file only
 ]
 """A ``files`` row as :data:`_SUMMARY_COLUMNS` selects it."""
 
@@ -456,6 +459,7 @@ def _summary_from_row(row: _SummaryRow) -> SessionSummary:
         problems,
         last_stop,
         read_end,
+        diagnostics,
     ) = row
     return SessionSummary(
         path=path,
@@ -476,4 +480,20 @@ def _summary_from_row(row: _SummaryRow) -> SessionSummary:
         fileSize=read_end or 0,
         problems=problems or 0,
         lastStopReason=last_stop,
+        firstProblem=_first_problem(diagnostics),
     )
+
+
+def _first_problem(diagnostics: str | None) -> str | None:
+    """The first stored diagnostic that says the file is damaged, as a sentence (None for none)."""
+    if not diagnostics:
+        return None
+    try:
+        notes = orjson.loads(diagnostics)
+    except orjson.JSONDecodeError:
+        return None
+    for note in notes if isinstance(notes, list) else ():
+        if isinstance(note, list) and len(note) == 3 and KINDS.get(note[1]) is not Severity.INFO:
+            line, _kind, message = note
+            return problem_sentence(line if isinstance(line, int) else 0, str(message))
+    return None

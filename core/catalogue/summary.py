@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.session.entry import AssistantInfo
 from core.session.session import Session
-from core.session.summary import SessionSummary
+from core.session.summary import SessionSummary, problem_sentence
 from core.timefmt import iso_from_ms
 from core.usage.totals import entries_usage
 
@@ -23,6 +23,7 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
     if modified is None or modified <= 0:
         modified = created if created is not None else mtime_ms
     tokens, cost = entries_usage(session, session.entries)
+    problems = [d for d in session.diagnostics if d.is_problem]
     last_stop = None
     leaf = session.leaf
     if leaf is not None:
@@ -48,6 +49,7 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
         cost=round(cost, 10),
         leafId=session.leaf_id,
         fileSize=session.size,
-        problems=sum(1 for d in session.diagnostics if d.is_problem),
+        problems=len(problems),
         lastStopReason=last_stop,
+        firstProblem=problem_sentence(problems[0].line, problems[0].message) if problems else None,
     )

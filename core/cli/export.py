@@ -39,7 +39,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         description=(
             "Export the path to the current leaf (or to --leaf ID, or with --tree every branch) as Markdown, "
             "one offline HTML page or PDF. --redact replaces credentials with [REDACTED:kind] markers and "
-            "prints how many of each kind it found."
+            "prints how many of each kind it found; without it, a warning on stderr names the credentials "
+            "written as they are."
         ),
     )
     p.add_argument("file", metavar="FILE", type=session_file, help=FILE_HELP)
@@ -164,6 +165,7 @@ def _load_and_export(args: argparse.Namespace, fmt: str, target: str | None) -> 
         # The command line runs no other thread, so the HTML export may fork a child to render part
         # of the page (core.export.parallel); the app calls render_export with one worker.
         workers=export_workers() if fmt == "html" else 1,
+        report_found=True,  # without --redact: what is written as it is, said on stderr
     )
     if options.redacting:
         print(f"Redacted: {_counts_line(rendered.counts)}", file=sys.stderr)
@@ -171,11 +173,20 @@ def _load_and_export(args: argparse.Namespace, fmt: str, target: str | None) -> 
         sys.stdout.flush()
         for part in rendered.parts:
             sys.stdout.buffer.write(part)
-        return 0
-    written = save_export(rendered, target, overwrite=args.force)  # never over the session itself
-    extra = len(written) - 1
-    print(f"Wrote {target}" + (f" and {extra} image file(s)" if extra else ""), file=sys.stderr)
+    else:
+        written = save_export(rendered, target, overwrite=args.force)  # never over the session itself
+        extra = len(written) - 1
+        print(f"Wrote {target}" + (f" and {extra} image file(s)" if extra else ""), file=sys.stderr)
+    if rendered.found:
+        print(unredacted_warning(rendered.found), file=sys.stderr)
     return 0
+
+
+def unredacted_warning(found: dict[str, int]) -> str:
+    """``Warning: 3 credentials written as is (1 github-token, ...); --redact replaces them``."""
+    total = sum(found.values())
+    what, them = ("1 credential", "it") if total == 1 else (f"{total:,} credentials", "them")
+    return f"Warning: {what} written as is ({_counts_line(found)}); --redact replaces {them}"
 
 
 def _counts_line(counts: dict[str, int]) -> str:

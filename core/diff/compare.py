@@ -41,6 +41,8 @@ from core.diff.types import (
     counts,
 )
 from core.errors import InvalidRequestError
+from core.formatting import title
+from core.kinds import kind_of
 from core.session import Entry
 from core.session.lineage import file_name_ids, recorded_name_keys
 from core.session.session import Session
@@ -272,6 +274,21 @@ def _build(
     return BranchDiff(left_summary, right_summary, common, rows, counts(rows))
 
 
+def _duration(anchor: Entry | None, entries: list[Entry]) -> float | None:
+    """From the common ancestor (or the side's first entry) to its last conversation entry, in ms.
+
+    Only entries of the conversation count (``Kind.activity``): a label or a name appended today to an
+    October session would otherwise stretch its twenty minutes to months.
+    """
+    active = [entry for entry in entries if kind_of(entry).activity and entry.ts_ms is not None]
+    start = anchor if anchor is not None else (active[0] if active else None)
+    if start is None or start.ts_ms is None or not active:
+        return None
+    end = active[-1].ts_ms
+    assert end is not None  # filtered above
+    return end - start.ts_ms
+
+
 def _summarise(
     session: Session,
     entry_id: str | None,
@@ -294,12 +311,9 @@ def _summarise(
                 models[message.model] = None
             ended = message.stop_reason
             error = message.error if message.failed else None
-    times = [t for t in (e.ts_ms for e in ([anchor] if anchor else []) + entries[-1:]) if t is not None]
-    if anchor is None and entries:
-        first = entries[0].ts_ms
-        times = [t for t in (first, entries[-1].ts_ms) if t is not None]
-    duration = times[-1] - times[0] if len(times) == 2 else None
+    duration = _duration(anchor, entries)
     return SideSummary(
+        title=title(session.name, session.first_message or "", 60) or os.path.basename(session.path),
         file=session.path,
         entry_id=entry_id,
         messages=len(messages),

@@ -117,6 +117,8 @@ class SideSummary:
             ``length``, ``error``, ``aborted``), or ``None`` when the side has no assistant message.
         last_role: the role of the side's last message (``user`` means no answer came), or None.
         error: the last assistant message's error text, if it ended in an error.
+        title: how a reader names the session: its name, else its first message (one line, cut), else
+            its file name.
     """
 
     file: str
@@ -131,6 +133,7 @@ class SideSummary:
     ended: str | None = None
     last_role: str | None = None
     error: str | None = None
+    title: str = ""
 
     def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output."""

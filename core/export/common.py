@@ -190,7 +190,7 @@ def redacted_cut(text: str, width: int, redactor: Redactor | None) -> str:
         width: the most characters shown.
         redactor: replaces the secrets; None for none.
     """
-    spans = redactor.find(text) if redactor is not None and text else []
+    spans = redactor.replaced(redactor.find(text), width) if redactor is not None and text else []
     if redactor is None or not spans:
         return text if len(text) <= width else text[: width - 1] + "…"
     from core.export.redact import marker
@@ -299,8 +299,8 @@ def metadata(
 
     models = list(dict.fromkeys(models)) or list(session.models)
     tokens, cost = usage if usage is not None else entries_usage(session, entries)
-    times = [e.ts_ms for e in entries]
-    known = [t for t in times if t is not None]
+    # The conversation's span: bookkeeping appended later (a label, a name) does not move it.
+    known = [e.ts_ms for e in entries if e.ts_ms is not None and kind_of(e).activity]
     title = redacted_cut(" ".join((session.name or session.first_message or "").split()), 100, redactor)
     rows = [
         ("Session", session.session_id or "(no id)"),

@@ -38,6 +38,8 @@ class RenderedExport:
         counts: redactions made, by kind (empty when nothing was redacted).
         entries: how many entries the export covers.
         sources: the session files it was made from, which :func:`save_export` never writes over.
+        found: credentials written as they are, by kind (``render_export(report_found=True)`` without
+            ``redact``; empty otherwise).
     """
 
     parts: list[bytes]
@@ -45,6 +47,7 @@ class RenderedExport:
     counts: Counter[str] = field(default_factory=Counter)
     entries: int = 0
     sources: tuple[str, ...] = ()
+    found: Counter[str] = field(default_factory=Counter)
 
     @property
     def data(self) -> bytes:
@@ -62,6 +65,7 @@ def render_export(
     target: str | os.PathLike[str] | None = None,
     pdf_writer: PdfWriter | None = None,
     workers: int = 1,
+    report_found: bool = False,
 ) -> RenderedExport:
     """Render a session as ``md``, ``html`` or ``pdf``.
 
@@ -75,6 +79,8 @@ def render_export(
         pdf_writer: needed for PDF (core has no Qt); without it PDF raises InvalidRequestError.
         workers: processes the HTML export may use (see :mod:`core.export.parallel`); more than 1
             only from a caller that runs no other thread (the command line, not the app).
+        report_found: without ``options.redact``, still look for credentials and count in ``found``
+            what is written as it is (the bytes are those of an export that does not look).
 
     Returns:
         The bytes, the images and the redaction counts.
@@ -84,10 +90,13 @@ def render_export(
         raise InvalidRequestError(f"Unknown format {fmt!r}; choose md, html or pdf.")
     folder = image_folder_for(target) if target is not None else "images"
     redactor = None
-    if options.redacting:
+    if options.redacting or report_found:
         from core.export.redact import Redactor  # its patterns are compiled on import: only when needed
 
-        redactor = Redactor(detect=options.redact, literals=options.literals)
+        report_only = report_found and not options.redact
+        redactor = Redactor(
+            detect=options.redact or report_only, literals=options.literals, report_only=report_only
+        )
     if fmt == "html":
         from core.export.html import session_to_html
 
@@ -126,7 +135,8 @@ def render_export(
             images = doc.images
         entries = doc.entries
     counts = Counter(redactor.counts) if redactor is not None else Counter()
-    return RenderedExport(parts, images, counts, entries, (os.fspath(session.path),))
+    found = Counter(redactor.found) if redactor is not None else Counter()
+    return RenderedExport(parts, images, counts, entries, (os.fspath(session.path),), found)
 
 
 def save_export(

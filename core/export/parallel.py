@@ -193,7 +193,7 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
     renderer.models = []
     redactor = renderer.redactor
     if redactor is not None:
-        redactor.counts = Counter()
+        redactor.counts, redactor.found = Counter(), Counter()
     if renderer.images is not None:
         renderer.images.files = {}
     work.shown_under = {}
@@ -207,7 +207,7 @@ def _child(work: PageEntries, start: int, stop: int, write_end: int) -> None:
         work.nodes[start:stop],
         work.shown_under,
         renderer.models,
-        redactor.counts if redactor is not None else None,
+        (redactor.counts, redactor.found) if redactor is not None else None,
         renderer.images.files if renderer.images is not None else None,
         work.usage.rows if work.usage is not None else None,
     )
@@ -229,7 +229,9 @@ def _merge(work: PageEntries, start: int, stop: int, payload: object) -> bool:
     # In the order one process meets them: the parent's first, then the child's new ones.
     renderer.models.extend(m for m in models if m not in renderer.models)
     if counts and renderer.redactor is not None:
-        renderer.redactor.counts.update(counts)
+        replaced, found = counts
+        renderer.redactor.counts.update(replaced)
+        renderer.redactor.found.update(found)
     if images and renderer.images is not None:
         renderer.images.files.update(images)
     if usage and work.usage is not None:

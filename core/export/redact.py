@@ -315,17 +315,41 @@ def _entropy(value: str) -> float:
 class Redactor:
     """Replaces credentials and literal strings with markers, counting them by kind.
 
+    With ``report_only``, the credentials it detects are counted in :attr:`found` and left as written (the
+    literal strings are still replaced): an export without redaction can say what it wrote unredacted.
+
     Attributes:
         detect: run the credential detectors (False: only the literal strings are replaced).
         literals: strings to replace wherever they occur, as kind ``literal``.
+        report_only: detected credentials are counted, not replaced.
         counts: kind -> how many occurrences were replaced so far.
+        found: kind -> how many credentials were found and left as written (``report_only``).
     """
 
-    def __init__(self, detect: bool = True, literals: Iterable[str] = ()) -> None:
+    def __init__(
+        self, detect: bool = True, literals: Iterable[str] = (), *, report_only: bool = False
+    ) -> None:
         self.detect = detect
         # Longest first, so a literal that contains another is replaced whole.
         self.literals = sorted({s for s in literals if s}, key=len, reverse=True)
+        self.report_only = report_only
         self.counts: Counter[str] = Counter()
+        self.found: Counter[str] = Counter()
+
+    def replaced(
+        self, spans: list[tuple[int, int, str]], shown: int | None = None
+    ) -> list[tuple[int, int, str]]:
+        """The spans of :meth:`find` to replace: all of them, or with ``report_only`` the literal ones.
+
+        With ``report_only`` the credentials are counted in :attr:`found` (those starting before ``shown``,
+        the characters kept of a text that is cut) and left out.
+        """
+        if not self.report_only:
+            return spans
+        self.found.update(
+            kind for start, _end, kind in spans if kind != LITERAL and (shown is None or start < shown)
+        )
+        return [span for span in spans if span[2] == LITERAL]
 
     @property
     def total(self) -> int:
@@ -411,8 +435,9 @@ class Redactor:
         # password from the keyword detector, which saw one long token. The text is scanned again after a
         # replacement until nothing more is found (found by the export fuzzer; at most a few passes, and
         # only for the rare strings that held a secret).
-        for _pass in range(1 if values is not None else _MAX_PASSES):
-            spans = self.find(text, values)
+        # Reporting leaves the credentials in place: a second pass would only count them again.
+        for _pass in range(1 if values is not None or self.report_only else _MAX_PASSES):
+            spans = self.replaced(self.find(text, values))
             if not spans:
                 break
             out = []

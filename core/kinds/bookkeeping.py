@@ -104,6 +104,7 @@ class LabelKind(_Bookkeeping):
     title = "Label"
     icon = "label"
     hidden_in = frozenset({DEFAULT_MODE})
+    activity = False  # a label added today says nothing of when the conversation took place
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[label ID: text]`` or ``[label ID cleared]``."""
@@ -128,6 +129,7 @@ class SessionInfoKind(_Bookkeeping):
     name = SESSION_INFO
     types = spellings(SESSION_INFO)
     title = "Session name"
+    activity = False  # nor does a name
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[name: Harden cookie parser]`` or ``[name cleared]``."""

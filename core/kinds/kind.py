@@ -53,6 +53,8 @@ class Kind:
         user_turn: the "User messages" filter shows it and Alt+Up/Down step to it.
         turn: a turn of the conversation (what the user said, what the model answered): a transcript
             opens at the last one.
+        activity: its time is the conversation's: a session's durations, first and last entries count it.
+            False for labels and names, which may be appended long after (by this app, months later).
         export_part: the export option that keeps it (:data:`TOOLS`, :data:`CUSTOM`,
             :data:`BOOKKEEPING`), ``""`` when it is always exported.
         in_diff: a branch diff compares it (it holds what the model saw or what was spent).
@@ -72,6 +74,7 @@ class Kind:
     hidden_in: ClassVar[frozenset[str]] = frozenset()
     user_turn: ClassVar[bool] = False
     turn: ClassVar[bool] = False
+    activity: ClassVar[bool] = True
     export_part: ClassVar[str] = ""
     in_diff: ClassVar[bool] = False
     has_usage: ClassVar[bool] = False

@@ -34,6 +34,8 @@ class SessionSummary:
         fileSize: bytes read.
         problems: how many diagnostics say the file is damaged.
         lastStopReason: the stopReason of the last assistant message on the current branch.
+        firstProblem: the first of those problems in a sentence (``line 12: The line is not JSON; ...``),
+            or None.
     """
 
     path: str
@@ -54,6 +56,7 @@ class SessionSummary:
     fileSize: int = 0
     problems: int = 0
     lastStopReason: str | None = None
+    firstProblem: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output (the reference's field names first)."""
@@ -63,3 +66,8 @@ class SessionSummary:
     def title(self) -> str:
         """What a list shows: the name, else the first message."""
         return self.name or self.firstMessage
+
+
+def problem_sentence(line: int, message: str) -> str:
+    """A diagnostic as :attr:`SessionSummary.firstProblem` says it: where, then what."""
+    return f"line {line}: {message}" if line > 0 else message

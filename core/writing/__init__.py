@@ -15,7 +15,7 @@ from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from core.writing.atomic import remove_stale_temporaries, write_file, write_new_file
-    from core.writing.demo import default_data_dir, demo_copy
+    from core.writing.demo import default_data_dir, demo_copy, in_demo_copy, reset_demo_copy, shipped_demo_dir
     from core.writing.edits import SetLabel, SetName, label_edit, name_edit
     from core.writing.trash import TrashResult, trash_sessions
     from core.writing.writer import append_label, append_session_name, clone_session, fork_session
@@ -25,7 +25,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "core.writing.atomic": "remove_stale_temporaries write_file write_new_file",
-        "core.writing.demo": "default_data_dir demo_copy",
+        "core.writing.demo": "default_data_dir demo_copy in_demo_copy reset_demo_copy shipped_demo_dir",
         "core.writing.edits": "label_edit name_edit SetLabel SetName",
         "core.writing.trash": "trash_sessions TrashResult",
         "core.writing.writer": "append_label append_session_name clone_session fork_session",

@@ -149,6 +149,7 @@ class CatalogueController(QObject):
         self._open_later.setInterval(0)
         self._open_later.timeout.connect(self._open_chosen_row)
         self._chosen: str | None = None
+        self._made: str | None = None  # a session just forked or cloned: its row is shown, whatever filters
         for begin, end in (
             (proxy.layoutAboutToBeChanged, proxy.layoutChanged),
             (proxy.rowsAboutToBeRemoved, proxy.rowsRemoved),
@@ -159,6 +160,8 @@ class CatalogueController(QObject):
             end.connect(self._end_change)
         search_panel.search_requested.connect(self.search)
         search_panel.hit_activated.connect(self.open_hit)
+        # Enter on a hit: the focus follows the hit to where it is shown (the keyboard is done searching).
+        search_panel.done_with_keyboard.connect(lambda: context.focus_view("messages"))
 
     # ------------------------------------------------------------------ state
     @property
@@ -205,6 +208,8 @@ class CatalogueController(QObject):
         """List the sessions under other folders (replaces the list)."""
         self._roots = [Path(r) for r in roots]
         self._context.runner.cancel("refresh")
+        self._context.runner.cancel("search")
+        self._search_panel.clear_hits()  # hits of the folders listed before would open sessions not listed
         self.list_model.set_summaries([])
         self.roots_changed.emit()
         self.start()
@@ -239,6 +244,11 @@ class CatalogueController(QObject):
             return
         source = self.list_model.index_of(path)
         index = self._proxy.mapFromSource(source) if source.isValid() else QModelIndex()
+        if source.isValid() and path == self._made:
+            self._made = None
+            if not index.isValid():  # the filter hides the session just made: show every row again
+                self._proxy.clear_filters()
+                index = self._proxy.mapFromSource(source)
         selection = self._table.selectionModel()
         self._changing += 1  # our own selection opens nothing
         try:
@@ -286,6 +296,8 @@ class CatalogueController(QObject):
         elif change.what is Change.TRASHED:
             gone = set(change.paths)
             model.update_summaries(s for s in model.summaries() if os.path.abspath(s.path) not in gone)
+        elif change.what is Change.CREATED:
+            self._made = change.path  # selected once the refresh lists it, even under a filter
         self.schedule_live_refresh()  # the rows' message counts and times; a new session's row
 
     # ------------------------------------------------------------------ refresh passes
@@ -305,9 +317,14 @@ class CatalogueController(QObject):
             return
         self._watch_folders()  # a new project folder is watched from now on
         self._refreshing = True
-        self._start_refresh()
+        self._start_refresh(quiet=True)
 
-    def _start_refresh(self) -> None:
+    def _start_refresh(self, *, quiet: bool = False) -> None:
+        """A catalogue pass in a worker.
+
+        ``quiet`` (a live refresh after a change on disk) says nothing in the status line unless something
+        failed: "8 sessions" would replace what an edit just said there ("Forked to …", "Label set …").
+        """
         roots, folder, runner, status = (
             list(self._roots),
             self._catalogue_dir,
@@ -322,7 +339,8 @@ class CatalogueController(QObject):
             self.select_open_row()
             errors = len(getattr(stats, "errors", None) or ())
             note = f", {errors} unreadable" if errors else ""
-            status.showMessage(f"{self.list_model.rowCount()} sessions{note}")
+            if not quiet or errors:
+                status.showMessage(f"{self.list_model.rowCount()} sessions{note}")
             self._refresh_done(True)
 
         def failed(error: Exception) -> None:
@@ -346,7 +364,8 @@ class CatalogueController(QObject):
         def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
             nonlocal next_partial
             share = f" ({bytes_done / bytes_total:.0%})" if bytes_total else ""
-            status.showMessage(f"Reading sessions: {files_done} of {files_total} files{share}")
+            if not quiet or files_total > 1:  # one file changed: nothing worth a line
+                status.showMessage(f"Reading sessions: {files_done} of {files_total} files{share}")
             now = time.monotonic()
             if now >= next_partial:
                 next_partial = now + _PARTIAL_LIST_SECONDS
@@ -382,7 +401,7 @@ class CatalogueController(QObject):
 
         def found(hits: list[Hit]) -> None:
             if hits:
-                self._search_panel.set_hits(hits, self._title_of_hit)
+                self._search_panel.set_hits(hits, self._title_of_hit, query)
             else:
                 self._search_panel.show_message(f"Nothing found for {query}.")
             count = len(hits)

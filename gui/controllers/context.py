@@ -174,6 +174,7 @@ class WindowContext(QObject):
         self._session: Callable[[], Session | None] = lambda: None
         self._selection: SelectionReader = _NoSelection()
         self._summaries: Callable[[], list[SessionSummary]] = list
+        self._focus: Callable[[str], None] = lambda _view: None
 
     def provide(
         self,
@@ -181,14 +182,20 @@ class WindowContext(QObject):
         session: Callable[[], Session | None] | None = None,
         selection: SelectionReader | None = None,
         summaries: Callable[[], list[SessionSummary]] | None = None,
+        focus: Callable[[str], None] | None = None,
     ) -> None:
-        """Wiring (the window, once): where the open session, the selection and the summaries come from."""
+        """Wiring (the window, once): the open session, the selection, the summaries and the focus.
+
+        ``focus`` puts the keyboard focus in a pane (:meth:`focus_view`).
+        """
         if session is not None:
             self._session = session
         if selection is not None:
             self._selection = selection
         if summaries is not None:
             self._summaries = summaries
+        if focus is not None:
+            self._focus = focus
 
     # ------------------------------------------------------------------ state
     @property
@@ -228,6 +235,10 @@ class WindowContext(QObject):
         return None
 
     # ------------------------------------------------------------------ requests
+    def focus_view(self, view: str) -> None:
+        """Put the keyboard focus in a pane of the window: ``"tree"`` or ``"messages"`` (the transcript)."""
+        self._focus(view)
+
     def open_session(self, path: str, entry_id: str | None = None, *, reload: bool = False) -> None:
         """Ask for the session at ``path`` to be shown (``entry_id`` selected once it is)."""
         self.open_requested.emit(OpenRequest(os.path.abspath(path), entry_id, reload))

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QUndoGroup, QUndoStack
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from core.formatting import one_line
@@ -44,6 +45,15 @@ __all__ = ["EditCommand", "EditingController", "reveal_in_file_manager"]
 
 T = TypeVar("T")
 _TITLE_WIDTH = 60  # characters of a session title quoted in a confirmation
+
+
+def _tip_follows_text(action: QAction) -> None:
+    """The action's tooltip: its whole text (an undo's, which names the edit) and its shortcut."""
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    text = action.text().replace("&", "")
+    tip = f"{text} ({keys})" if keys else text
+    if action.toolTip() != tip:  # setToolTip emits changed again: only when it differs
+        action.setToolTip(tip)
 
 
 def _title_of(summary: SessionSummary | None, path: str) -> str:
@@ -77,6 +87,8 @@ class EditingController(QObject):
         actions.add_context("tree", self._fill_tree_menu)
         context.session_loaded.connect(self._follow_open_session)
         context.session_closed.connect(self._follow_open_session)
+        self._said_when_shown: tuple[str, str] | None = None  # (a new session, what to say once shown)
+        context.session_loaded.connect(self._say_when_shown)
 
     @property
     def undo_stack(self) -> QUndoStack:
@@ -92,6 +104,12 @@ class EditingController(QObject):
             stack = self._stacks[path] = QUndoStack(self)
             self.undo_group.addStack(stack)
         return stack
+
+    def _say_when_shown(self, session: Session) -> None:
+        pending = self._said_when_shown
+        if pending is not None and session.path == pending[0]:
+            self._said_when_shown = None
+            self._context.status.showMessage(pending[1], 10000)
 
     def _follow_open_session(self, *_args: object) -> None:
         session = self._context.session
@@ -128,6 +146,12 @@ class EditingController(QObject):
             section="undo",
             toolbar=True,
         )
+        for action, short in ((self.undo_action, "Undo"), (self.redo_action, "Redo")):
+            # The toolbar button keeps its short name (a fixed width); the menu and the tooltip say what
+            # would be undone ("Undo Label 5f6ba966 “bug-report”"), which follows each edit.
+            action.setIconText(short)
+            action.changed.connect(partial(_tip_follows_text, action))
+            _tip_follows_text(action)
         self.label_action = actions.add(
             "edit.label",
             "&Label Entry…",
@@ -393,8 +417,10 @@ class EditingController(QObject):
             f"Label for entry {entry.id} (empty clears it):",
             current,
         )
-        if ok:
-            self.set_label(entry.id, text)
+        if ok and self.set_label(entry.id, text):
+            # Back to the entry labelled, wherever the dialog was asked for from (the filter box, the
+            # toolbar): Ctrl+Z now undoes the label, not the typing in a text box.
+            self._context.focus_view("tree")
 
     def rename_dialog(self) -> None:
         """Ask for the session's name in a small dialog (empty clears it)."""
@@ -430,7 +456,7 @@ class EditingController(QObject):
 
             return str(fork_session(load_session(path), at))
 
-        self._write_new("Forking…", work, at)
+        self._write_new("Forking…", work, at, "Forked to")
 
     def clone_session(self) -> None:
         """Write a copy of the session (new id, ``parentSession`` set) beside it, then open it."""
@@ -458,11 +484,16 @@ class EditingController(QObject):
 
             return str(clone_session(load_session(path), cwd=cwd))
 
-        self._write_new("Cloning…", work, None)
+        self._write_new("Cloning…", work, None, "Cloned to")
 
-    def _write_new(self, doing: str, work: Callable[[], str], entry_id: str | None) -> None:
+    def _write_new(self, doing: str, work: Callable[[], str], entry_id: str | None, done: str) -> None:
         def written(new_path: str) -> None:
-            self._context.status.showMessage(f"Wrote {new_path}", 5000)
+            folder, name = os.path.split(new_path)
+            at = f", shown at {entry_id}" if entry_id else ""
+            said = f"{done} {name} in {folder}{at}"
+            self._context.status.showMessage(said, 10000)
+            # Opening the new session says "Loading…" over it: said again once it is shown.
+            self._said_when_shown = (new_path, said)
             self._context.session_changed.emit(SessionChanged(Change.CREATED, (new_path,), entry_id))
 
         self._write(doing, work, written)

@@ -77,9 +77,22 @@ class FileController(QObject):
     def open_path(self, path: str | os.PathLike[str]) -> bool:
         """Open a folder (list its sessions) or a session file (list its folder if needed, then show it).
 
+        The shipped demo sessions (their folder, or a file in it) open as the user's own copy of them,
+        made on first use: what is edited there is never the installation's (``core.writing.demo``).
+
         Returns False (with a sentence in the status bar) when ``path`` names neither.
         """
+        from core.errors import PrimeSessionsError
+        from core.writing import in_demo_copy
+
         target = os.path.abspath(os.path.expanduser(os.fspath(path)))
+        try:
+            copy = in_demo_copy(target)
+        except PrimeSessionsError as err:
+            self._context.status.showMessage(str(err))
+            return False
+        if copy is not None:
+            target = str(copy)
         if os.path.isdir(target):
             self._set_roots([Path(target)])
         elif os.path.isfile(target) or target.lower().endswith(".jsonl"):

@@ -1,4 +1,4 @@
-"""The Help menu (About, Keyboard Shortcuts, Documentation) and the command palette (Ctrl+Shift+P)."""
+"""The Help menu (About, Keyboard Shortcuts, Documentation, Reset Demo Sessions) and the command palette."""
 
 from __future__ import annotations
 
@@ -61,6 +61,14 @@ class HelpController:
             menu="Help",
             section="docs",
         )
+        actions.add(
+            "help.reset_demo",
+            "&Reset Demo Sessions…",
+            self.reset_demo,
+            tip="Make your copy of the demo sessions as shipped again (what you changed goes to the trash)",
+            menu="Help",
+            section="demo",
+        )
         actions.add("help.about", "&About Prime Sessions", self.show_about, menu="Help", section="about")
 
     def commands(self) -> list[Command]:
@@ -71,7 +79,12 @@ class HelpController:
             text = action.text().replace("&", "")
             if not text or not action.isEnabled() or name == "help.palette":
                 continue
+            context = self._actions.context_of(name)
+            if context:  # out of its menu, "Dark" says little: "Theme: Dark"
+                text = f"{context}: {text}"
             hint = action.shortcut().toString()
+            if action.isCheckable() and action.isChecked():
+                hint = f"✓ {hint}".strip()  # the theme in use, the panels shown
             found.append(Command(text, hint, action.trigger))
         for path in self._recent():
             found.append(
@@ -100,6 +113,32 @@ class HelpController:
         dialog = DocumentationDialog(parent=self._context.dialog_parent)
         dialog.open()
         return dialog
+
+    def reset_demo(self) -> bool:
+        """After a yes, make the user's copy of the demo sessions new and list it; False when it was not."""
+        from core.errors import PrimeSessionsError
+        from core.writing import reset_demo_copy
+
+        parent = self._context.dialog_parent
+        answer = QMessageBox.question(
+            parent,
+            "Reset Demo Sessions",
+            "Make your copy of the demo sessions as shipped again?\n\nSessions you labelled, renamed, "
+            "forked or cloned there go to the system trash; the others are made again.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        try:
+            folder = reset_demo_copy()
+        except PrimeSessionsError as err:
+            self._context.status.showMessage(str(err), 10000)
+            QMessageBox.warning(parent, "Reset Demo Sessions", str(err))
+            return False
+        self._open_path(str(folder))
+        self._context.status.showMessage(f"The demo sessions in {folder} are as shipped again", 8000)
+        return True
 
     def show_about(self) -> None:
         """The About box."""

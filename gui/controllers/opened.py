@@ -55,7 +55,7 @@ def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
     leaf = session.leaf
     if leaf is not None:
         render_entry(leaf, session.body(leaf))
-    session_notes(session)  # cached for the message view: a pass over every entry (42 ms at 520,000)
+    session_notes(session)  # cached for the transcript: a pass over every entry (42 ms at 520,000)
     # A full collection scans every tracked object: ~100,000 with a 20,000-entry session open, ~20 ms with
     # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it;
     # unfreezing first hands what the previous session left in cycles back to the collector.

@@ -232,6 +232,7 @@ class UsageController(QObject):
         if figures.query != window.query():
             self._pending = True  # the filters changed (or a day passed) while the worker ran
             return False
+        figures.listed = len(self._context.summaries())  # the Sessions card says why theirs may be fewer
         # Figures equal to those drawn (a refresh that brought no usage, a reopening) are not drawn again;
         # either way figures_shown follows once every chart shows them.
         if not window.keep_figures(figures):

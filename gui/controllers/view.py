@@ -32,7 +32,7 @@ class ViewController:
         self._base = {id(pane): pane.font().pointSizeF() for pane in panes}
         self.zoom = 0
         for name, toggle in panels.items():  # Qt's own toggle actions of a dock and a toolbar, and the like
-            actions.adopt(f"view.{name}", toggle, menu="View", section="panels")
+            actions.adopt(f"view.{name}", toggle, menu="View", section="panels", context="Show")
         for name, text, shortcut, step in (
             ("zoom_in", "Zoom &In", "Ctrl+=", 1),
             ("zoom_out", "Zoom &Out", "Ctrl+-", -1),
@@ -51,7 +51,7 @@ class ViewController:
         self.theme_actions: dict[str, QAction] = {}
         theme_menu = actions.add_submenu("view.theme", QMenu("&Theme", parent), menu="View", section="theme")
         for theme, text in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
-            action = actions.add(f"view.theme.{theme}", text, partial(self.set_theme, theme))
+            action = actions.add(f"view.theme.{theme}", text, partial(self.set_theme, theme), context="Theme")
             action.setCheckable(True)
             action.setActionGroup(group)
             theme_menu.addAction(action)

@@ -159,16 +159,17 @@ class DiffModel(QAbstractItemModel):
         orientation: Qt.Orientation,
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if (
-            orientation != Qt.Orientation.Horizontal
-            or role != Qt.ItemDataRole.DisplayRole
-            or section not in (0, 1)
-        ):
+        if orientation != Qt.Orientation.Horizontal or section not in (0, 1):
             return None
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        where = ("Left", "Right")[section]
         if self._diff is None:
-            return ("Left", "Right")[section]
+            return where
         side = self._diff.left if section == LEFT else self._diff.right
-        return f"{('Left', 'Right')[section]}: {os.path.basename(side.file)} @ {side.entry_id}"
+        if role == Qt.ItemDataRole.ToolTipRole:  # the file, which the title names by its session's name
+            return f"{side.file} @ {side.entry_id}"
+        return f"{where}: {side.title or os.path.basename(side.file)} @ {side.entry_id}"
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 
 from gui.models.roles import Role
 from gui.models.session_list_model import SessionListModel
@@ -46,6 +46,8 @@ class SessionFilterProxy(QSortFilterProxyModel):
     them ordered through live updates, and threads forks under their parents when asked); the proxy's own
     sort column stays -1, so it never compares rows through Python ``data()`` calls.
     """
+
+    filters_cleared = Signal()  # clear_filters() showed every row again: the controls say so too
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -94,6 +96,13 @@ class SessionFilterProxy(QSortFilterProxyModel):
             return
         with self._filter_change():
             self._named_only = on
+
+    def clear_filters(self) -> None:
+        """Show every row again (no words, not only named ones): a row the user must see is not hidden."""
+        if self._words or self._named_only:
+            with self._filter_change():
+                self._filter_text, self._words, self._named_only = "", [], False
+        self.filters_cleared.emit()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Order the rows by ``column``: done by the source model (see the class comment)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 import os
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,11 +24,12 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QIcon
 
 from core.formatting import dollars, one_line, whole_tokens
 from core.session.lineage import parent_paths
 from gui.models.roles import Role
+from gui.models.row_marks import row_mark
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
     from core.session import SessionSummary
@@ -36,8 +39,11 @@ __all__ = [
     "Column",
     "SessionColumn",
     "SessionListModel",
+    "distinctions",
     "format_modified",
+    "last_folder",
     "modified_sort_key",
+    "short_id",
 ]
 
 _ModelIndex = QModelIndex | QPersistentModelIndex
@@ -48,6 +54,7 @@ PROBLEM_COLOR = QColor(198, 40, 40)  # damaged file
 FAILED_COLOR = QColor(184, 106, 0)  # last reply was an error or was aborted
 _TOOLTIP_TITLE_LIMIT = 1000  # a first message can be a whole pasted file; keep tooltips readable
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_SEPARATORS = re.compile(r"[\\/]")  # in paths from any system (a Windows cwd arrives too)
 
 
 def _parse_iso(value: str | None) -> datetime | None:
@@ -116,12 +123,21 @@ assert len(COLUMNS) == len(SessionColumn)
 _UNKNOWN: Any = object()  # a sort key not worked out yet
 
 
-def _tooltip(s: SessionSummary) -> str:
-    """Rich-text tooltip; every value is escaped (titles are user text and may look like HTML)."""
+def _tooltip(s: SessionSummary, parent: SessionSummary | None = None) -> str:
+    """Rich-text tooltip; every value is escaped (titles are user text and may look like HTML).
+
+    ``parent`` is the listed session a fork or clone came from, when it is listed.
+    """
     title = s.title
     if len(title) > _TOOLTIP_TITLE_LIMIT:
         title = title[:_TOOLTIP_TITLE_LIMIT] + "…"
     lines = [f"<b>{html.escape(title)}</b>" if s.name else html.escape(title)]
+    if s.parentSessionPath:
+        lines.append(f"Fork of {html.escape(_parent_name(s, parent))}")
+    if s.problems:
+        why = f": {html.escape(one_line(s.firstProblem)[:200])}" if s.firstProblem else ""
+        more = f" (and {s.problems - 1} more)" if s.problems > 1 else ""
+        lines.append(f"<b>Damaged file</b>{why}{more}; what is readable is shown")
     if s.name:
         lines.append(f"First message: {html.escape(one_line(s.firstMessage)[:200])}")
     lines.append(f"Path: {html.escape(s.path)}")
@@ -130,12 +146,63 @@ def _tooltip(s: SessionSummary) -> str:
     if s.parentSessionPath:
         lines.append(f"Forked from: {html.escape(s.parentSessionPath)}")
     lines.append(f"Models: {html.escape(', '.join(s.models) or '(none)')}")
-    if s.problems:
-        lines.append(f"<b>Problems: {s.problems}</b> (the file is damaged)")
     if s.lastStopReason in FAILED_STOP_REASONS:
         lines.append(f"<b>Last reply: {html.escape(s.lastStopReason)}</b>")
     # white-space:pre keeps long paths on one line; <br> separates the fields.
     return "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
+
+
+def _parent_name(s: SessionSummary, parent: SessionSummary | None) -> str:
+    """How a fork's tooltip names its parent: “its title” (its file), else the file recorded."""
+    if parent is not None:
+        title = one_line(parent.title)
+        if len(title) > 80:
+            title = title[:79] + "…"
+        return f"“{title}” ({os.path.basename(parent.path)})"
+    recorded = s.parentSessionPath or ""
+    name = _SEPARATORS.split(recorded)[-1] or recorded
+    return f"{name} (not listed)"
+
+
+def short_id(s: SessionSummary) -> str:
+    """The first 8 characters of the session id (of the file name without one): what a person compares."""
+    return (s.id or os.path.splitext(os.path.basename(s.path))[0])[:8]
+
+
+def last_folder(cwd: str) -> str:
+    """The project's last folder (``acme-webapp`` of ``/home/dev/acme-webapp``, Windows paths too)."""
+    parts = [part for part in _SEPARATORS.split(cwd) if part]
+    return parts[-1] if parts else cwd
+
+
+def distinctions(summaries: Iterable[SessionSummary]) -> dict[str, str]:
+    """For sessions that share their title with another: what tells each apart, by path.
+
+    The project's last folder when no other session of that title has it; else, with several folders
+    among them, the folder and the short id; else the short id; the file name where even that is shared
+    (copies of one file).
+    """
+    groups: dict[str, list[SessionSummary]] = {}
+    for summary in summaries:
+        groups.setdefault(one_line(summary.title), []).append(summary)
+    found: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        folders = Counter(last_folder(s.cwd) for s in group)
+        tags: dict[str, str] = {}
+        for s in group:
+            folder = last_folder(s.cwd)
+            if folder and folders[folder] == 1:
+                tags[s.path] = folder
+            elif len(folders) > 1 and folder:
+                tags[s.path] = f"{folder} · {short_id(s)}"
+            else:
+                tags[s.path] = short_id(s)
+        seen = Counter(tags.values())
+        for path, tag in tags.items():  # copies of one file (same id, same folder): their file names
+            found[path] = tag if seen[tag] == 1 else os.path.basename(path).removesuffix(".jsonl")
+    return found
 
 
 def _coalesce(rows: Iterable[int]) -> list[tuple[int, int]]:
@@ -175,6 +242,9 @@ class SessionListModel(QAbstractTableModel):
         self._order: tuple[int, Qt.SortOrder] | None = None  # (column, order) of the last sort()
         self._threaded = False
         self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (threaded mode)
+        # Worked out from all the rows when first asked for, again after the rows change.
+        self._parents: dict[str, str] | None = None  # path -> the listed parent session's path
+        self._distinct: dict[str, str] | None = None  # path -> what tells it from same-titled rows
 
     # -- helpers --------------------------------------------------------------------------------------------
 
@@ -194,6 +264,25 @@ class SessionListModel(QAbstractTableModel):
 
     def _reindex(self) -> None:
         self._row_of = {summary.path: row for row, summary in enumerate(self._rows)}
+
+    def _rows_changed(self) -> None:
+        """Forget what was worked out from all the rows (parents, same titles)."""
+        self._parents = self._distinct = None
+
+    def parent_of(self, summary: SessionSummary) -> SessionSummary | None:
+        """The listed session a fork or clone came from (found as :func:`parent_paths` finds it), or None."""
+        if not summary.parentSessionPath:
+            return None
+        if self._parents is None:
+            self._parents = parent_paths(self._rows)
+        parent = self._parents.get(summary.path)
+        return self.summary_at(self.row_of(parent)) if parent is not None else None
+
+    def distinction(self, summary: SessionSummary) -> str:
+        """What tells ``summary`` apart from listed sessions with the same title (``""`` when none has it)."""
+        if self._distinct is None:
+            self._distinct = distinctions(self._rows)
+        return self._distinct.get(summary.path, "")
 
     # -- public API -----------------------------------------------------------------------------------------
 
@@ -221,6 +310,7 @@ class SessionListModel(QAbstractTableModel):
         rows, index = self._dedupe(summaries)
         self.beginResetModel()
         self._rows, self._row_of = rows, index
+        self._rows_changed()
         self._sort_keys.clear()
         self._rows = self._ordered(self._rows)
         self._reindex()
@@ -235,6 +325,7 @@ class SessionListModel(QAbstractTableModel):
         """
         fresh, _ = self._dedupe(summaries)
         fresh_by_path = {s.path: s for s in fresh}
+        self._rows_changed()
 
         # 1. Removals, bottom run first so the row numbers of the runs above stay valid.
         gone = [row for row, s in enumerate(self._rows) if s.path not in fresh_by_path]
@@ -415,6 +506,10 @@ class SessionListModel(QAbstractTableModel):
                 return column.title
             if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
                 return _RIGHT
+            if role == Qt.ItemDataRole.InitialSortOrderRole:
+                # A first click on a figure or the date wants the largest or newest first.
+                largest_first = column.numeric or section == SessionColumn.MODIFIED
+                return Qt.SortOrder.DescendingOrder if largest_first else Qt.SortOrder.AscendingOrder
             return None
         return super().headerData(section, orientation, role)
 
@@ -445,10 +540,17 @@ class SessionListModel(QAbstractTableModel):
             return summary.id
         if role == Role.PARENT:
             return summary.parentSessionPath
+        if role == Role.DISTINCT:
+            return self.distinction(summary) if col == SessionColumn.TITLE else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            if col != SessionColumn.TITLE:
+                return None
+            icon: QIcon | None = row_mark(fork=bool(summary.parentSessionPath), damaged=summary.problems > 0)
+            return icon
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == SessionColumn.PROJECT:  # the column elides the middle of long paths: here is all of it
                 return f"<p style='white-space:pre'>{html.escape(summary.cwd)}</p>"
-            return _tooltip(summary)
+            return _tooltip(summary, self.parent_of(summary))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if column.numeric else None
         if role == Qt.ItemDataRole.FontRole:

@@ -84,6 +84,8 @@ class UsageFigures:
         models, projects: the model and project reports' rows, most expensive first.
         sessions: the most expensive sessions (session report rows with titles).
         all_projects, all_models: every project and model in the records, for the filters' choices.
+        listed: how many sessions the main window lists (the Sessions card explains a difference), or
+            None when unknown.
     """
 
     query: UsageQuery
@@ -97,6 +99,7 @@ class UsageFigures:
     sessions: list[UsageRow]
     all_projects: list[str]
     all_models: list[str]
+    listed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class Card:
     caption: str
     value: str
     detail: str = ""
+    tip: str = ""
 
 
 def _stacks(overview: UsageOverview, query: UsageQuery) -> tuple[list[str], list[StackSeries]]:
@@ -175,6 +179,24 @@ def _share(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "–"
 
 
+def _sessions_card(figures: UsageFigures) -> Card:
+    """The sessions with usage, and why that may be fewer than the main window lists."""
+    sessions, listed = figures.totals.sessions, figures.listed
+    projects = f"{len(figures.projects):,} {'project' if len(figures.projects) == 1 else 'projects'}"
+    if listed is None or listed <= sessions:
+        return Card("Sessions", f"{sessions:,}", projects)
+    missing = listed - sessions
+    filtered = figures.query.filt != UsageFilter()
+    where = " in the days, project, model and branches chosen" if filtered else ""
+    tip = (
+        f"{sessions:,} of the {listed:,} sessions listed have usage{where} ({projects}). The other "
+        f"{missing:,} have none: no reply recorded tokens or cost (a session that never got an answer, "
+        "one only named or labelled), or what they copied from the session they were forked from is "
+        "counted there" + (", or their usage falls outside these filters." if filtered else ".")
+    )
+    return Card("Sessions", f"{sessions:,}", f"of {listed:,} listed; {missing:,} without usage", tip)
+
+
 def summary_cards(figures: UsageFigures, metric: Metric = "cost") -> list[Card]:
     """The summary cards: cost, tokens, sessions, active days, mean and peak day, cache reads, abandoned."""
     totals, days = figures.totals, figures.days
@@ -191,7 +213,7 @@ def summary_cards(figures: UsageFigures, metric: Metric = "cost") -> list[Card]:
             _tokens(totals.total_tokens),
             f"{_tokens(totals.input_tokens)} in · {_tokens(totals.output_tokens)} out",
         ),
-        Card("Sessions", f"{totals.sessions:,}", f"{len(figures.projects):,} projects"),
+        _sessions_card(figures),
         Card("Active days", f"{len(days):,}", period),
         Card("Mean day", shown(mean), "over active days"),
         Card("Peak day", shown(amount(peak)) if peak else "–", peak.key if peak else ""),

@@ -37,7 +37,7 @@ from PySide6.QtGui import (
 
 from core.export import pygments_css
 
-__all__ = ["Pages", "stylesheet"]
+__all__ = ["Pages", "stylesheet", "without_empty_heads"]
 
 _RESOLUTION = 300  # dpi of the PDF's coordinate space; text stays vector either way
 _FOOTER_MM = 8
@@ -62,6 +62,16 @@ def stylesheet() -> str:
     elements and gives them the same colours.
     """
     return _STYLE + re.sub(r"^\.hl \.", "span.", pygments_css(dark=False), flags=re.M)
+
+
+# A table head whose cells are all empty: the Markdown export's metadata table has one (GFM wants a head
+# row; "| | |"), which the PDF drew as an empty bordered row above "Session".
+_EMPTY_HEAD = re.compile(r"<thead>\s*<tr>\s*(?:<th(?:\s[^>]*)?>\s*</th>\s*)+</tr>\s*</thead>\s*")
+
+
+def without_empty_heads(html: str) -> str:
+    """``html`` without table heads whose every cell is empty."""
+    return _EMPTY_HEAD.sub("", html) if "<thead>" in html else html
 
 
 class _Document(QTextDocument):
@@ -144,7 +154,7 @@ class Pages:
         self._font = font
         document.setDefaultFont(font)
         document.setDefaultStyleSheet(stylesheet())
-        document.setHtml(f"<html><body>{html}</body></html>")
+        document.setHtml(f"<html><body>{without_empty_heads(html)}</body></html>")
         _keep_headings_whole(document)
         page = writer.pageLayout().paintRectPixels(_RESOLUTION)
         self._width = float(page.width())

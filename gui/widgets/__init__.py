@@ -1,1 +1,1 @@
-"""Widgets of the window: panes, the message view, search, diagnostics, the diff window, the export dialog."""
+"""Widgets of the window: panes, the transcript, search, diagnostics, the diff window, the export dialog."""

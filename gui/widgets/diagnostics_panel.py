@@ -1,7 +1,9 @@
 """The diagnostics dock: what is wrong with the open session file, one row per problem.
 
-The dock hides itself when the session has no problems (informative diagnostics alone do not show it).
-Double-clicking a row that names an entry emits :attr:`DiagnosticsPanel.entry_requested`.
+The dock hides itself when the session has no problems (informative diagnostics alone do not show it),
+and takes only the height its rows need (up to :data:`MOST_ROWS`, then it scrolls): one damaged line
+leaves the tree and the transcript their room on a small screen. Double-clicking a row that names an
+entry emits :attr:`DiagnosticsPanel.entry_requested`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["DiagnosticsPanel"]
 
 _HEADERS = ("Line", "Severity", "Kind", "Message")
+MOST_ROWS = 8  # the panel grows with its rows up to this many, then scrolls
 _ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -42,6 +45,9 @@ class DiagnosticsPanel(QDockWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
+        # The message column takes the free width and long messages elide (their tooltip has them
+        # whole): no horizontal scroll bar, whose room the panel's height would have to keep.
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header = self.table.horizontalHeader()
         for column in range(len(_HEADERS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -67,7 +73,18 @@ class DiagnosticsPanel(QDockWidget):
                 item.setData(_ENTRY_ROLE, diagnostic.entry_id)
                 item.setToolTip(diagnostic.message)
                 self.table.setItem(row, column, item)
+        self._fit_rows()
         self.setVisible(any(d.is_problem for d in self._diagnostics))
+
+    def _fit_rows(self) -> None:
+        """As tall as the header and the rows (at most :data:`MOST_ROWS` of them), no taller."""
+        table = self.table
+        rows = max(1, min(MOST_ROWS, table.rowCount()))
+        row = table.verticalHeader().defaultSectionSize()
+        frame = 2 * table.frameWidth()
+        height = table.horizontalHeader().sizeHint().height() + rows * row + frame
+        table.setMaximumHeight(height)
+        table.setMinimumHeight(min(height, table.horizontalHeader().sizeHint().height() + row + frame))
 
     def entry_id_at(self, row: int) -> str | None:
         """The entry named by the diagnostic in ``row``, if any."""

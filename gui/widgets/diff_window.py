@@ -11,6 +11,7 @@ shows it.
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable
 from typing import Any
@@ -33,11 +34,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.diff import CHANGED, DELETED, INSERTED, SAME, BranchDiff, summary_lines
+from core.diff.types import SideSummary
 from gui.models.diff_model import ENTRY_ROLE, HTML_ROLE, KIND_ROLE, LEFT, DiffModel
 from gui.settings import app_settings, last_export_folder, remember_export_folder
 from gui.theme import is_dark
 
-__all__ = ["DiffWindow", "RichTextDelegate"]
+__all__ = ["DiffWindow", "RichTextDelegate", "diff_title", "summary_table"]
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 PIXEL_SCROLL_ROWS = 1500  # more top-level rows than this scroll by item (see DiffWindow._after_reset)
@@ -111,6 +113,40 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+def _name(side: SideSummary) -> str:
+    return side.title or os.path.basename(side.file)
+
+
+def diff_title(diff: BranchDiff) -> str:
+    """The window's title: the sessions by name (the entries compared, when both sides are one session)."""
+    left, right = diff.left, diff.right
+    if left.file == right.file:
+        return f"Diff: {_name(left)} — {left.entry_id} ↔ {right.entry_id}"
+    return f"Diff: {_name(left)} ↔ {_name(right)}"
+
+
+def summary_table(diff: BranchDiff) -> str:
+    """The summary above the rows: what changed, then a row per figure with a column per side (rich text)."""
+    counts = diff.counts
+    head = (
+        f"{counts[CHANGED]} changed · {counts[DELETED]} only left · {counts[INSERTED]} only right · "
+        f"{counts[SAME]} same"
+    )
+    sides = (diff.left, diff.right)
+    named = (
+        f"{where}: {_name(side)} @ {side.entry_id}"
+        for where, side in zip(("Left", "Right"), sides, strict=True)
+    )
+    cells = "".join(f"<th align='left' width='45%'>{html.escape(name)}</th>" for name in named)
+    rows = [f"<tr><th width='10%'></th>{cells}</tr>"]  # each side's column about above its column of rows
+    for label, a, b in summary_lines(diff)[1:]:
+        rows.append(
+            f"<tr><td>{html.escape(label)}</td><td>{html.escape(a)}</td><td>{html.escape(b)}</td></tr>"
+        )
+    table = "<table width='100%' cellspacing='0' cellpadding='2'>" + "".join(rows) + "</table>"
+    return f"<p>{html.escape(head)}</p>{table}"
+
+
 class DiffWindow(QMainWindow):
     """A diff side by side: F7/Shift+F7 move between changes; swap, only changes, show in tree, export."""
 
@@ -137,7 +173,7 @@ class DiffWindow(QMainWindow):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(True)
         self.summary = QLabel()
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # every value escaped (summary_table)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         body = QWidget()
@@ -327,17 +363,9 @@ class DiffWindow(QMainWindow):
         diff = self.model.diff
         if diff is None:
             return
-        left, right = diff.left, diff.right
-        left_name, right_name = os.path.basename(left.file), os.path.basename(right.file)
-        self.setWindowTitle(f"Diff: {left_name} @ {left.entry_id} ↔ {right_name} @ {right.entry_id}")
-        counts = diff.counts
-        lines = [
-            f"{counts[CHANGED]} changed · {counts[DELETED]} only left · {counts[INSERTED]} only right · "
-            f"{counts[SAME]} same",
-        ]
-        for label, a, b in summary_lines(diff)[1:]:
-            lines.append(f"{label}: {a}  |  {b}")
-        self.summary.setText("\n".join(lines))
+        self.setWindowTitle(diff_title(diff))
+        self.summary.setText(summary_table(diff))
+        self.summary.setToolTip(f"Left: {diff.left.file}\nRight: {diff.right.file}")
         starts = self.model.change_rows()
         self.next_action.setEnabled(bool(starts))
         self.previous_action.setEnabled(bool(starts))

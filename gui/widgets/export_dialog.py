@@ -2,10 +2,11 @@
 
 What to export, what to include, images and redaction are chosen here; core renders
 (:func:`core.export.render_export`) and writes (:func:`core.export.save_export`) in a worker, reading its
-own copy of the session file so a live refresh of the window's session cannot interleave. While
-redaction is on, the dialog renders in a worker after every change and shows how many secrets of each
-kind would be replaced, before anything is written. An existing file is replaced only after the user
-said yes to a question that names it.
+own copy of the session file so a live refresh of the window's session cannot interleave. The dialog
+always looks for credentials: it renders in a worker after every change and says how many of each kind
+the export holds, before anything is written. When it finds any, redaction is turned on, and turning it
+off again takes a confirmation that names them; an export asked for before the first look has finished
+waits for it. An existing file is replaced only after the user said yes to a question that names it.
 """
 
 from __future__ import annotations
@@ -142,17 +143,51 @@ def run_export(
 
 
 def preview_counts(request: ExportRequest) -> Counter[str]:
-    """The redaction counts the export would report, without writing anything (in a worker)."""
+    """What redaction would replace in the export, by kind, without writing anything (in a worker).
+
+    Credentials are looked for whether or not the request redacts them (the dialog always says what the
+    export holds); the literal strings are counted as the request gives them.
+    """
+    from dataclasses import replace
+
+    looking = replace(request, options=replace(request.options, redact=True))
     # A PDF holds the Markdown's content, so the Markdown gives its counts without laying out pages.
-    return _render(request, "md" if request.fmt == "pdf" else request.fmt).counts
+    return _render(looking, "md" if request.fmt == "pdf" else request.fmt).counts
 
 
-def counts_text(counts: Counter[str]) -> str:
-    """``Found: 2 github-token, 1 private-key`` or ``Found: nothing to redact``."""
-    if not counts:
-        return "Found: nothing to redact"
-    parts = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return "Found: " + ", ".join(f"{n} {kind}" for kind, n in parts)
+def _kinds(counts: Counter[str]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def credentials(counts: Counter[str]) -> Counter[str]:
+    """The credentials among redaction counts (the user's own literal strings left out)."""
+    from core.export.redact import LITERAL
+
+    return Counter({kind: n for kind, n in counts.items() if kind != LITERAL and n})
+
+
+def counts_text(counts: Counter[str], redacting: bool = True) -> str:
+    """What the look for credentials found, and what the export does with it, in a sentence or two.
+
+    ``Found 3 credentials (2 github-token, 1 aws-key): each is replaced by a [REDACTED:kind] marker.``, or
+    ``...: they are written as they are.`` when ``redacting`` is off; ``Found no credentials.``
+    """
+    from core.export.redact import LITERAL
+
+    found = credentials(counts)
+    total = sum(found.values())
+    if not total:
+        text = "Found no credentials."
+    else:
+        what = "1 credential" if total == 1 else f"{total:,} credentials"
+        if redacting:
+            text = f"Found {what} ({_kinds(found)}): each is replaced by a [REDACTED:kind] marker."
+        else:
+            text = f"Found {what} ({_kinds(found)}): {'it is' if total == 1 else 'they are'} written as is."
+    literals = counts.get(LITERAL, 0)
+    if literals:
+        text += f" Your text to redact: {literals:,} {'place' if literals == 1 else 'places'}."
+    return text
 
 
 def file_stem(title: str, fallback: str, width: int = 60) -> str:
@@ -206,8 +241,10 @@ class ExportDialog(QDialog):
         self.session_path = session.path
         self.runner = runner
         self.selected_id = selected_id
-        self.last_counts: Counter[str] | None = None
+        self.last_counts: Counter[str] | None = None  # what the latest look found (None: still looking)
         self._busy = False
+        self._unredacted_ok = False  # the user confirmed writing the credentials found as they are
+        self._export_after_look = False  # Export was pressed, unredacted, before the first look finished
 
         self.leaf_radio = QRadioButton("Path to the current leaf")
         self.selected_radio = QRadioButton("Path to the selected entry")
@@ -242,6 +279,7 @@ class ExportDialog(QDialog):
             self.images_combo.addItem(text, key)
 
         self.redact_check = QCheckBox("Replace credentials with [REDACTED:kind] markers")
+        self.redact_check.setChecked(True)  # the default: on, unless the user turned it off last time
         self.literals_edit = QPlainTextEdit()
         self.literals_edit.setPlaceholderText(
             "More text to redact, one per line (names, hosts, project codes)"
@@ -302,10 +340,10 @@ class ExportDialog(QDialog):
             self.tools_check.toggled,
             self.custom_check.toggled,
             self.bookkeeping_check.toggled,
-            self.redact_check.toggled,
             self.literals_edit.textChanged,
         ):
             signal.connect(self._options_changed)
+        self.redact_check.toggled.connect(self._redaction_toggled)
         self._options_changed()
 
     # ------------------------------------------------------------------ remembered between exports
@@ -409,27 +447,63 @@ class ExportDialog(QDialog):
         self._options_changed()
 
     def _options_changed(self, *_args: Any) -> None:
-        options = self.options()
-        if options.redacting:
-            self.preview_label.setText("Counting…")
-            self._preview_timer.start()
-        else:
-            self._preview_timer.stop()
-            self.runner.cancel("export-preview")
-            self.last_counts = None
-            self.preview_label.setText("Nothing is redacted.")
+        """What the export holds may have changed: look for credentials again (debounced)."""
+        self.last_counts = None
+        self.preview_label.setText("Looking for credentials…")
+        self._preview_timer.start()
+
+    def _redaction_toggled(self, on: bool) -> None:
+        """Turning redaction off while credentials were found asks first (a deliberate click)."""
+        if not on and not self._unredacted_ok:
+            found = credentials(self.last_counts or Counter())
+            if found:
+                if not self.confirm_unredacted(found):
+                    self.redact_check.setChecked(True)  # toggled again, with on: nothing asked
+                    return
+                self._unredacted_ok = True
+        if self.last_counts is not None:  # the same findings, now replaced or written as they are
+            self.preview_label.setText(counts_text(self.last_counts, on))
+
+    def confirm_unredacted(self, found: Counter[str]) -> bool:
+        """Ask whether to write the credentials found as they are; tests replace this method."""
+        total = sum(found.values())
+        answer = QMessageBox.warning(
+            self,
+            "Export Credentials?",
+            f"This export holds {total:,} credential{'' if total == 1 else 's'} ({_kinds(found)}). Without "
+            "redaction anyone who reads the file can use them. Export them as they are?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def refresh_preview(self) -> None:
-        """Render in a worker and show what redaction would replace."""
+        """Look for credentials in a worker: say what the export holds, and redact it when it holds any."""
         request = self.request()
 
         def shown(counts: Counter[str]) -> None:
             self.last_counts = counts
-            self.preview_label.setText(counts_text(counts))
+            forced = (
+                bool(credentials(counts)) and not self.redact_check.isChecked() and not self._unredacted_ok
+            )
+            if forced:
+                self.redact_check.setChecked(True)  # found some: on, as by default
+            text = counts_text(counts, self.redact_check.isChecked())
+            self.preview_label.setText(text + (" Redaction was turned on." if forced else ""))
             self.preview_ready.emit(counts)
+            if self._export_after_look:
+                self._export_after_look = False
+                if forced:  # what was asked for is not what would be written now: the user looks again
+                    self.status_label.setText("Credentials found: redaction is on. Export again to write.")
+                else:
+                    self.start_export()
 
         def failed(error: Exception) -> None:
+            self.last_counts = Counter()
             self.preview_label.setText(user_sentence(error))
+            if self._export_after_look:
+                self._export_after_look = False
+                self.status_label.setText("")
 
         self.runner.start(
             "export-preview",
@@ -472,6 +546,10 @@ class ExportDialog(QDialog):
         if self._busy:
             return
         request = self.request()
+        if self.last_counts is None and not request.options.redact:
+            self._export_after_look = True  # unredacted: only once the look says what would be written
+            self.status_label.setText("Looking for credentials first…")
+            return
         if not request.target:
             self._fail("Choose a file to export to.")
             return

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QRegion, QResizeEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QFont, QFontMetrics, QPainter, QPalette, QRegion, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
+    QApplication,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.visible import FILTER_LABELS, FILTER_MODES
 from gui.models.branch_tree_model import BranchTreeModel
+from gui.models.roles import Role
 from gui.models.session_filter_proxy import SessionFilterProxy
 from gui.models.session_list_model import SessionColumn, SessionListModel
 from gui.widgets.find_bar import FindBar
@@ -60,6 +63,53 @@ class _ElideMiddle(QStyledItemDelegate):
     ) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+
+class _TitleWithDistinction(QStyledItemDelegate):
+    """The title, and after it in a quieter colour what tells it from rows with the same title.
+
+    Five rows titled "I need to add caching to the /api/produ…" could not be told apart: each now ends
+    in its project's last folder or its short id (``Role.DISTINCT``), which the title gives way to when
+    the column is narrow, so it is never elided away.
+    """
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        tag = index.data(Role.DISTINCT)
+        if not tag:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
+        metrics = opt.fontMetrics
+        tag_font = QFont(opt.font)
+        tag_font.setBold(False)  # a named session's title is bold; what tells it apart is not
+        tag_metrics = QFontMetrics(tag_font)
+        tag_text = f"  {tag}"
+        tag_width = min(tag_metrics.horizontalAdvance(tag_text) + 2, text_rect.width() * 3 // 5)
+        room = max(0, text_rect.width() - tag_width)
+        title = metrics.elidedText(opt.text, Qt.TextElideMode.ElideRight, room)
+        opt.text = title
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        colour = opt.palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
+        )
+        left = text_rect.left() + min(metrics.horizontalAdvance(title), text_rect.width() - tag_width)
+        painter.save()
+        painter.setPen(colour)
+        painter.setFont(tag_font)
+        shown = tag_metrics.elidedText(tag_text, Qt.TextElideMode.ElideMiddle, tag_width)
+        painter.drawText(
+            QRect(left, text_rect.top(), tag_width, text_rect.height()),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            shown,
+        )
+        painter.restore()
 
 
 # The mixin below is a plain class at run time (PySide builds each view from one Qt class); mypy checks
@@ -116,7 +166,8 @@ class SessionTable(_MarksOnFocus, QTableView):
     """The session table: the title takes the free width; when the pane is narrow the figures give way.
 
     Columns that do not fit are hidden, the message count first, then tokens, then cost, so the title,
-    the project and the date never need a horizontal scroll bar.
+    the project and the date never need a horizontal scroll bar. A sort by a column that is hidden falls
+    back to Modified, newest first (the header's arrow shows it), and comes back with the column.
     """
 
     TITLE_MIN = 180  # px: below this a title says little
@@ -125,6 +176,30 @@ class SessionTable(_MarksOnFocus, QTableView):
     def __init__(self) -> None:
         super().__init__()
         self._widths: dict[int, int] = {}
+        self._hidden_sort: tuple[int, Qt.SortOrder] | None = None  # the user's, while its column is hidden
+        self._sorting_for_fit = False
+        self.horizontalHeader().sortIndicatorChanged.connect(self._sort_chosen)
+
+    def _sort_chosen(self, _section: int, _order: Qt.SortOrder) -> None:
+        if not self._sorting_for_fit:
+            self._hidden_sort = None  # the user chose another order meanwhile: theirs from now on
+
+    def _follow_hidden_sort(self) -> None:
+        """Sort by Modified while the sort column is hidden; by that column again once it is shown."""
+        header = self.horizontalHeader()
+        section = header.sortIndicatorSection()
+        wanted: tuple[int, Qt.SortOrder] | None = None
+        if 0 <= section < len(SessionColumn) and self.isColumnHidden(section):
+            self._hidden_sort = (section, header.sortIndicatorOrder())
+            wanted = (SessionColumn.MODIFIED, Qt.SortOrder.DescendingOrder)
+        elif self._hidden_sort is not None and not self.isColumnHidden(self._hidden_sort[0]):
+            wanted, self._hidden_sort = self._hidden_sort, None
+        if wanted is not None:
+            self._sorting_for_fit = True
+            try:
+                self.sortByColumn(*wanted)
+            finally:
+                self._sorting_for_fit = False
 
     def set_column_width(self, column: int, width: int) -> None:
         """The width ``column`` has whenever it is shown."""
@@ -156,6 +231,7 @@ class SessionTable(_MarksOnFocus, QTableView):
         for column in self.OPTIONAL:
             if self.isColumnHidden(column) != (column in dropped):
                 self.setColumnHidden(column, column in dropped)
+        self._follow_hidden_sort()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -196,6 +272,7 @@ class SessionListPane(QWidget):
         header.setSectionResizeMode(SessionColumn.TITLE, QHeaderView.ResizeMode.Stretch)  # the free width
         table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setItemDelegateForColumn(SessionColumn.PROJECT, _ElideMiddle(table))
+        table.setItemDelegateForColumn(SessionColumn.TITLE, _TitleWithDistinction(table))
         # Fixed widths from the font, not ResizeToContents: that mode measures up to 1,000 rows of every such
         # column after each change of a row, ~24,000 Python data() calls and a 250 ms stall per live update.
         metrics = table.fontMetrics()
@@ -215,7 +292,25 @@ class SessionListPane(QWidget):
         _column(controls, table, self)
         self.filter_edit.textChanged.connect(self.proxy.set_filter_text)
         self.named_only.toggled.connect(self.proxy.set_named_only)
+        self.proxy.filters_cleared.connect(self._filters_cleared)
         self.thread_forks.toggled.connect(self.list_model.set_threaded)
+
+    def _filters_cleared(self) -> None:
+        """The proxy shows every row again: the filter box and the toggle say so."""
+        self.filter_edit.clear()
+        self.named_only.setChecked(False)
+
+
+class _LabelEditor(QStyledItemDelegate):
+    """The branch tree's in-place label editor: it says what it is for, so an empty one is not a blank row."""
+
+    def createEditor(
+        self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QWidget:
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            editor.setPlaceholderText("Label for this entry (Enter sets it, Escape cancels, empty clears it)")
+        return editor
 
 
 class BranchTree(_MarksOnFocus, QTreeView):
@@ -255,9 +350,12 @@ class BranchTreePane(QWidget):
         tree.setHeaderHidden(True)
         # Ctrl-click selects two entries to compare; the message pane follows the current index.
         tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # The label is edited in place from F2 or a double-click only (and Edit > Label Entry): a second
+        # click on the selected row started an editor that blanked the row and swallowed the next shortcuts.
         tree.setEditTriggers(
-            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.SelectedClicked
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked
         )
+        tree.setItemDelegate(_LabelEditor(tree))
         self.filter_mode = FilterModeBox()
         self.filter_mode.setToolTip("Which entries the tree shows; the current leaf is always shown")
         self.jump_button = QPushButton("Jump to leaf")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,8 +24,31 @@ from gui.settings import Preferences
 __all__ = ["PreferencesDialog"]
 
 
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = QFont(label.font())
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * 1.1)
+    label.setFont(font)
+    return label
+
+
+def _help(text: str) -> QLabel:
+    """A line of help under a field, in the palette's quieter text colour."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 0.92)
+    label.setFont(font)
+    return label
+
+
 class PreferencesDialog(QDialog):
-    """The three preferences; an empty field means the default shown in grey inside it."""
+    """The three preferences under two headings, each with a line of help.
+
+    An empty field means the default, shown in grey inside it and said in its help.
+    """
 
     def __init__(
         self,
@@ -47,6 +71,21 @@ class PreferencesDialog(QDialog):
             placeholderText=default_terminal or "no terminal found: type one, e.g. xterm -e {command}",
         )
         self.terminal_edit.setToolTip("{command} stands for the command to run in it")
+        found = f"the first one found here: {default_terminal}" if default_terminal else "none was found here"
+        self.help = {
+            "agent": _help(
+                "The command Session ▸ Resume in Terminal runs on the session: {path} is the session "
+                "file, {cwd} its project folder, {id} its session id. Empty: " + default_agent + "."
+            ),
+            "terminal": _help(
+                "The terminal it runs in; {command} stands for the agent's command (at the end when "
+                f"left out). Empty: {found}."
+            ),
+            "folders": _help(
+                "Where the session list looks for sessions, sub-folders included. Use the Defaults: the "
+                "agents' own folders (Prime Agent's and pi's session folders in your home)."
+            ),
+        }
         self.folders = QListWidget()
         self.set_folders(preferences.session_folders or default_folders)
         add = QPushButton("&Add Folder…")
@@ -59,22 +98,27 @@ class PreferencesDialog(QDialog):
         for button in (add, remove, reset):
             buttons_row.addWidget(button)
         buttons_row.addStretch(1)
-        form = QFormLayout()
-        form.addRow("Resume with:", self.agent_edit)
-        form.addRow("In the terminal:", self.terminal_edit)
-        folders = QVBoxLayout()
-        folders.addWidget(self.folders)
-        folders.addLayout(buttons_row)
-        form.addRow(QLabel("Session folders:"), folders)
+        self.headings = [_heading("Resuming a session"), _heading("Session folders")]
+        resume = QFormLayout()
+        resume.addRow("Resume with:", self.agent_edit)
+        resume.addRow("", self.help["agent"])
+        resume.addRow("In the terminal:", self.terminal_edit)
+        resume.addRow("", self.help["terminal"])
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.headings[0])
+        layout.addLayout(resume)
+        layout.addSpacing(8)
+        layout.addWidget(self.headings[1])
+        layout.addWidget(self.help["folders"])
+        layout.addWidget(self.folders, 1)
+        layout.addLayout(buttons_row)
         layout.addWidget(buttons)
-        self.resize(640, 420)
+        self.resize(660, 520)
 
     def set_folders(self, folders: list[Path]) -> None:
         """List ``folders`` as the session folders."""

@@ -4,6 +4,11 @@ The panel only shows things: the catalogue controller runs the search in a worke
 :meth:`SearchPanel.set_hits` (or a sentence to :meth:`SearchPanel.show_message`). Pressing Enter emits
 :attr:`SearchPanel.search_requested`; a click, or Enter on a hit, emits :attr:`SearchPanel.hit_activated`
 with the core ``Hit``.
+
+The keyboard moves as in a search box anywhere: Down goes from the box into the hits, Up from the first
+hit back to the box; Enter on a hit (or in the box, when the hits shown are its query's) opens the
+highlighted one and emits :attr:`SearchPanel.done_with_keyboard`, so the window can move the focus to
+where the hit is shown.
 """
 
 from __future__ import annotations
@@ -12,11 +17,12 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
+    QKeyEvent,
     QPainter,
     QPalette,
     QResizeEvent,
@@ -87,7 +93,7 @@ class HitDelegate(QStyledItemDelegate):
 
     def __init__(self, view: QListWidget) -> None:
         super().__init__(view)
-        self._docs: dict[tuple[int, int], QTextDocument] = {}
+        self._docs: dict[tuple[int, int, int], QTextDocument] = {}
 
     def clear(self) -> None:
         """Forget laid-out rows (new hits, a new width or a new palette)."""
@@ -96,7 +102,9 @@ class HitDelegate(QStyledItemDelegate):
     def _doc(
         self, index: QModelIndex | QPersistentModelIndex, width: int, palette: QPalette, font: QFont
     ) -> QTextDocument:
-        key = (index.row(), width)
+        # The text colour is part of the key: a row laid out while selected (white text) and kept for when
+        # it is not any more drew white on white, a blank row, after another hit was clicked.
+        key = (index.row(), width, palette.color(QPalette.ColorRole.Text).rgba())
         doc = self._docs.get(key)
         if doc is None:
             doc = QTextDocument()
@@ -185,6 +193,7 @@ class SearchPanel(QWidget):
 
     search_requested = Signal(str)  # the query, on Enter
     hit_activated = Signal(object)  # the core Hit chosen
+    done_with_keyboard = Signal()  # a hit was opened with Enter: the focus may go where it is shown
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -204,6 +213,9 @@ class SearchPanel(QWidget):
         self.edit.returnPressed.connect(self._on_return)
         self.results.itemActivated.connect(self._on_item)  # Enter (and a double click)
         self.results.itemClicked.connect(self._on_item)  # one click opens
+        self._query_shown: str | None = None  # the query whose hits are listed
+        self.edit.installEventFilter(self)
+        self.results.installEventFilter(self)
 
     def hit_at(self, row: int) -> Hit | None:
         """The hit shown in ``row``."""
@@ -213,6 +225,7 @@ class SearchPanel(QWidget):
 
     def clear_hits(self) -> None:
         """Show nothing."""
+        self._query_shown = None
         self.delegate.clear()
         self.results.clear()
 
@@ -225,9 +238,10 @@ class SearchPanel(QWidget):
         item.setToolTip(sentence)
         self.results.addItem(item)
 
-    def set_hits(self, hits: list[Hit], title_for: Callable[[Hit], str]) -> None:
-        """Show ``hits``; ``title_for`` names the session of a hit."""
+    def set_hits(self, hits: list[Hit], title_for: Callable[[Hit], str], query: str | None = None) -> None:
+        """Show ``hits`` (of ``query``); ``title_for`` names the session of a hit."""
         self.clear_hits()
+        self._query_shown = query
         for hit in hits:
             item = QListWidgetItem()
             item.setData(HIT_ROLE, hit)
@@ -255,7 +269,45 @@ class SearchPanel(QWidget):
             self.delegate.clear()  # the colours of the rows come from the palette
         super().changeEvent(event)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier  # the keypad's Enter too
+        ):
+            key = event.key()
+            if watched is self.edit and key == Qt.Key.Key_Down and self._first_hit() >= 0:
+                if self.hit_at(self.results.currentRow()) is None:
+                    self.results.setCurrentRow(self._first_hit())
+                self.results.setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+            if (
+                watched is self.results
+                and key == Qt.Key.Key_Up
+                and self.results.currentRow() <= self._first_hit()
+            ):
+                self.edit.setFocus(Qt.FocusReason.OtherFocusReason)
+                return True
+            if watched is self.results and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._open_current()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _first_hit(self) -> int:
+        """The row of the first hit, or -1 (no hits: nothing, or a sentence)."""
+        return 0 if self.hit_at(0) is not None else -1
+
+    def _open_current(self) -> None:
+        """Open the highlighted hit from the keyboard, and say the keyboard is done here."""
+        item = self.results.currentItem()
+        if item is not None and item.data(HIT_ROLE) is not None:
+            self._on_item(item)
+            self.done_with_keyboard.emit()
+
     def _on_return(self) -> None:
+        if self._query_shown is not None and self._query_shown == self.edit.text() and self._first_hit() >= 0:
+            self._open_current()  # the hits of this very query are listed: Enter again opens the highlighted
+            return
         self.search_requested.emit(self.edit.text())
 
     def _on_item(self, item: QListWidgetItem) -> None:

@@ -87,6 +87,7 @@ class _CardWidget(QFrame):
         self.caption.setText(card.caption)
         self.value.setText(card.value)
         self.detail.setText(card.detail)
+        self.setToolTip(card.tip)
 
 
 class UsageWindow(QWidget):
@@ -187,13 +188,21 @@ class UsageWindow(QWidget):
         self.project_box = QComboBox()
         self.project_box.addItem("All projects", None)
         self.project_box.setToolTip("Only the sessions of one project (their working folder)")
-        self.project_box.setMinimumContentsLength(24)
+        # The boxes keep a width of their own, whatever the names they list (a long project path, a model
+        # name): the filter row fits a 1,100 px screen; the lists open as wide as their entries.
+        self.project_box.setMinimumContentsLength(10)
         self.project_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model_box = QComboBox()
         self.model_box.addItem("All models", None)
         self.model_box.setToolTip("Only the usage of one model")
+        self.model_box.setMinimumContentsLength(10)
+        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.branches_box = _combo(
             BRANCHES, "Every branch, only each session's current path, or only the rest"
+        )
+        self.branches_box.setMinimumContentsLength(10)
+        self.branches_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.period_box = _combo(PERIODS, "One bar per day, week or month")
         self.stack_box = _combo(STACKS, "What the bars are stacked by")
@@ -210,6 +219,7 @@ class UsageWindow(QWidget):
         self.metric_buttons["tokens"].setToolTip("Show tokens instead of cost")
         self.metric_buttons["cost"].setToolTip("Show cost (cost.total as recorded)")
         self.filters = row = QHBoxLayout()
+        row.setSpacing(3)  # with the boxes' own widths (above): the row fits a 1,100 px window
         for label, widget in (
             ("Days:", self.range_box),
             ("Project:", self.project_box),

@@ -106,3 +106,51 @@ def test_the_default_data_folder_follows_xdg(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
     assert default_data_dir() == tmp_path / "share" / "prime-sessions"
     assert demo_copy(DEMO) == tmp_path / "share" / "prime-sessions" / "demo"
+
+
+def test_the_shipped_folder_and_its_files_map_into_the_copy(tmp_path: Path) -> None:
+    from core.writing import in_demo_copy, shipped_demo_dir
+
+    assert shipped_demo_dir() == DEMO
+    linear = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"
+    assert in_demo_copy(DEMO / linear, DEMO, tmp_path) == tmp_path / "demo" / linear
+    assert in_demo_copy(DEMO / ".." / "demo", DEMO, tmp_path) == tmp_path / "demo"
+    assert digests(tmp_path / "demo") == digests(DEMO)
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    (elsewhere / "demo").symlink_to(DEMO)  # a link to the shipped folder is the shipped folder
+    assert in_demo_copy(elsewhere / "demo", DEMO, tmp_path) == tmp_path / "demo"
+    assert in_demo_copy(elsewhere, DEMO, tmp_path) is None
+    assert in_demo_copy(DEMO.parent, DEMO, tmp_path) is None  # resources/, not the demo
+
+
+def test_a_reset_trashes_what_the_user_changed_or_added_and_copies_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.writing import reset_demo_copy
+    from core.writing import trash as trash_module
+
+    copy = demo_copy(DEMO, tmp_path)
+    first, second = sorted(copy.glob("*.jsonl"))[:2]
+    first.write_bytes(first.read_bytes() + b'{"type":"label"}\n')
+    (copy / "a-fork.jsonl").write_bytes(b"{}\n")
+    second.unlink()
+    trashed: list[str] = []
+    bin_ = tmp_path.parent / f"{tmp_path.name}-trash"
+    bin_.mkdir()
+
+    def to_bin(path: str) -> None:
+        trashed.append(Path(path).name)
+        Path(path).rename(bin_ / Path(path).name)
+
+    monkeypatch.setattr(trash_module, "_trash_one", to_bin)
+    assert reset_demo_copy(DEMO, tmp_path) == copy
+    assert sorted(trashed) == sorted(["a-fork.jsonl", first.name])  # the unchanged ones: made again
+    assert (bin_ / first.name).read_bytes().endswith(b'{"type":"label"}\n')
+    assert digests(copy) == digests(DEMO)
+    assert [p.name for p in tmp_path.iterdir()] == ["demo"]
+    monkeypatch.setattr(trash_module, "_trash_one", lambda path: f"{path} cannot be moved to the trash.")
+    (copy / "another.jsonl").write_bytes(b"{}\n")
+    with pytest.raises(SessionWriteError, match=r"were not reset: .*another\.jsonl cannot be moved"):
+        reset_demo_copy(DEMO, tmp_path)
+    assert (copy / "another.jsonl").exists()  # left where it is

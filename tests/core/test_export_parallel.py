@@ -66,6 +66,7 @@ def _session(tmp_path: Path, turns: int, code: bool = True) -> Path:
 
 def _export(path: Path, workers: int, stats: Path, **options: object) -> tuple[bytes, dict, dict, list]:
     os.environ["PRIME_SESSIONS_EXPORT_STATS"] = str(stats)
+    report = bool(options.pop("report_found", False))
     try:
         done = render_export(
             load_session(path, keep_bodies=True),
@@ -74,12 +75,14 @@ def _export(path: Path, workers: int, stats: Path, **options: object) -> tuple[b
             whole_tree=True,
             target=path.with_suffix(".html"),
             workers=workers,
+            report_found=report,
         )
     finally:
         del os.environ["PRIME_SESSIONS_EXPORT_STATS"]
     records = [json.loads(line) for line in stats.read_text().splitlines()] if stats.exists() else []
     stats.unlink(missing_ok=True)
-    return done.data, dict(done.images.files), dict(done.counts), records
+    counts = dict(done.counts) | {f"found {kind}": n for kind, n in done.found.items()}
+    return done.data, dict(done.images.files), counts, records
 
 
 @pytest.fixture
@@ -90,8 +93,8 @@ def split_small(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("split_small")
 @pytest.mark.parametrize(
     "options",
-    [{}, {"redact": True}, {"images": "beside"}, {"thinking": False, "tools": False}],
-    ids=["default", "redacted", "images-beside", "lean"],
+    [{}, {"redact": True}, {"report_found": True}, {"images": "beside"}, {"thinking": False, "tools": False}],
+    ids=["default", "redacted", "reported", "images-beside", "lean"],
 )
 def test_two_processes_make_the_same_page_as_one(tmp_path: Path, options: dict) -> None:
     path = _session(tmp_path, 80)
@@ -107,6 +110,8 @@ def test_two_processes_make_the_same_page_as_one(tmp_path: Path, options: dict) 
         assert len(one_images) == 80 // 7  # images from the child's stretch too
     if options.get("redact"):
         assert one_counts["aws-key"] == 80 and b"AKIAIOSFODNN7EXAMPL" not in two
+    if options.get("report_found"):  # the child's findings too, and the page as written
+        assert one_counts == {"found aws-key": 80} and b"AKIAIOSFODNN7EXAMPL" in two
     assert b"anthropic/model-a, anthropic/model-b" in two  # the order one process meets them in
 
 

@@ -54,3 +54,31 @@ def test_the_default_terminal_is_the_first_one_installed() -> None:
     assert found == "konsole -e {command}"
     assert default_terminal(lambda _name: None, "linux") is None
     assert default_terminal(lambda _name: "/bin/x", "darwin") is None
+
+
+def test_programs_are_found_on_the_path_or_by_their_path(tmp_path) -> None:
+    import stat
+
+    from core.resume import find_program
+
+    assert find_program("sh") is not None
+    assert find_program("no-such-program-x7") is None and find_program("") is None
+    script = tmp_path / "agent"
+    script.write_text("#!/bin/sh\n")
+    assert find_program(str(script)) is None  # not executable
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    assert find_program(str(script)) == str(script)
+    assert find_program(str(tmp_path)) is None  # a folder
+    assert find_program("pi", which=lambda word: f"/usr/local/bin/{word}") == "/usr/local/bin/pi"
+
+
+def test_a_watched_command_leaves_its_status_and_error_output(tmp_path) -> None:
+    import subprocess
+
+    from core.resume import watched
+
+    status = tmp_path / "status"
+    command = watched(["sh", "-c", "echo 'no display' >&2; exit 4"], str(status))
+    subprocess.run(command, check=True, timeout=30)
+    assert status.read_text() == "4\n"
+    assert (tmp_path / "status.err").read_text() == "no display\n"

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from gui.main_window import MainWindow
@@ -56,7 +57,83 @@ def test_a_terminal_that_cannot_start_is_one_sentence(
     write_preferences(app_settings(), Preferences(terminal_command="/no/such/terminal -e {command}"))
     open_session(qtbot, window, sessions / LINEAR)
     assert window.resume.resume() is False
-    assert said == ["The terminal /no/such/terminal could not be started; check Edit ▸ Preferences."]
+    assert said == [
+        "The terminal /no/such/terminal was not found; set the terminal command in Edit ▸ Preferences."
+    ]
+
+
+def test_an_agent_that_is_not_there_is_said_before_anything_starts(
+    qtbot, window: MainWindow, sessions: Path, monkeypatch
+) -> None:
+    said: list[str] = []
+    started: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    monkeypatch.setattr(window.resume, "_start", lambda program, *_args: started.append(program) or True)
+    write_preferences(
+        app_settings(),
+        Preferences(agent_command="no-such-agent-x7 --session {path}", terminal_command="{command}"),
+    )
+    open_session(qtbot, window, sessions / LINEAR)
+    assert window.resume.resume() is False and started == []
+    assert said == [
+        "The agent no-such-agent-x7 is not on the PATH; set “Resume with” in Edit ▸ Preferences to the "
+        "command that starts it (its full path, if need be)."
+    ]
+    write_preferences(
+        app_settings(),
+        Preferences(agent_command="/opt/nowhere/pi --session {path}", terminal_command="{command}"),
+    )
+    assert window.resume.resume() is False and started == []
+    assert said[-1].startswith("The agent /opt/nowhere/pi was not found; set “Resume with”")
+
+
+def _agent_on_path(tmp_path: Path) -> str:
+    """An agent command that exists (the test's own Python, doing nothing)."""
+    return f"{sys.executable} -c pass {{path}}"
+
+
+def test_a_terminal_that_ends_at_once_is_reported_with_what_it_said(
+    qtbot, window: MainWindow, sessions: Path, tmp_path: Path, monkeypatch
+) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    failing = (
+        "sh -c 'echo \"cannot open display: :99\" >&2; exit 1'"  # what a terminal without a display does
+    )
+    write_preferences(
+        app_settings(), Preferences(agent_command=_agent_on_path(tmp_path), terminal_command=failing)
+    )
+    open_session(qtbot, window, sessions / LINEAR)
+    with qtbot.waitSignal(window.resume.checked, timeout=TIMEOUT) as checked:
+        assert window.resume.resume() is True  # started: it is the second after that tells
+    assert checked.args[0] is False
+    assert said == ["The terminal sh ended at once (exit status 1): cannot open display: :99"]
+    quiet = "sh -c 'exit 3'"
+    write_preferences(
+        app_settings(), Preferences(agent_command=_agent_on_path(tmp_path), terminal_command=quiet)
+    )
+    with qtbot.waitSignal(window.resume.checked, timeout=TIMEOUT) as checked:
+        window.resume.resume()
+    assert checked.args == [
+        False,
+        "The terminal sh ended at once (exit status 3) without saying why; set the terminal command in "
+        "Edit ▸ Preferences.",
+    ]
+
+
+def test_a_terminal_still_running_after_a_second_has_started(
+    qtbot, window: MainWindow, sessions: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr(QMessageBox, "warning", lambda *_args: pytest.fail("nothing to warn of"))
+    write_preferences(
+        app_settings(),
+        Preferences(agent_command=_agent_on_path(tmp_path), terminal_command="sh -c 'sleep 3'"),
+    )
+    open_session(qtbot, window, sessions / LINEAR)
+    with qtbot.waitSignal(window.resume.checked, timeout=TIMEOUT) as checked:
+        window.resume.resume()
+    assert checked.args[0] is True and checked.args[1].startswith("Resumed in a terminal in ")
+    assert window.statusBar().currentMessage() == checked.args[1]
 
 
 def test_preferences_change_the_session_folders_and_are_kept(

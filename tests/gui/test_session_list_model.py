@@ -161,10 +161,10 @@ def test_problem_and_failed_sessions_get_a_hint(qtmodeltester, model, summaries)
     assert all(isinstance(c, QColor) for c in colors[:3])
     assert colors[0] != colors[1] == colors[2]
     assert colors[3] is None
-    assert "Problems: 2" in model.data(model.index(0, 0), TOOLTIP)
+    assert "<b>Damaged file</b> (and 1 more)" in model.data(model.index(0, 0), TOOLTIP)
     assert "Last reply: aborted" in model.data(model.index(1, 0), TOOLTIP)
     assert "Last reply: error" in model.data(model.index(2, 0), TOOLTIP)
-    assert "Problems" not in model.data(model.index(3, 0), TOOLTIP)
+    assert "Damaged" not in model.data(model.index(3, 0), TOOLTIP)
 
 
 def test_tooltips(model, summaries):
@@ -172,7 +172,7 @@ def test_tooltips(model, summaries):
     tip = model.data(model.index(model.row_of(fork.path), SessionColumn.COST), TOOLTIP)
     for part in (fork.title, fork.path, fork.cwd, fork.id, fork.parentSessionPath, *fork.models):
         assert html.escape(part) in tip
-    assert "Problems" not in tip
+    assert "Damaged" not in tip
 
 
 def test_tooltip_escapes_and_keeps_the_full_title(model, summaries):
