@@ -28,8 +28,17 @@ class Span:
 
     slot: int
     frame: QTextFrame
-    switcher: bool = False  # the card's first line is a branch switcher
-    card_id: str = ""  # the id of the card's entry (its fold keys start with it)
+    card: Rendered  # what was inserted (to lay the same cards out again in a fresh document)
+
+    @property
+    def switcher(self) -> bool:
+        """Whether the card's first line is a branch switcher."""
+        return self.card.switcher
+
+    @property
+    def card_id(self) -> str:
+        """The id of the card's entry (its fold keys start with it)."""
+        return self.card.card_id
 
 
 class CardFrames:
@@ -46,6 +55,7 @@ class CardFrames:
         self.spans: list[Span] = []
         self.marked: int | None = None
         self.highlight = highlight
+        self.inserted = 0  # cards put into the document since it was last cleared
 
     # ------------------------------------------------------------------ changing
     def insert(self, cards: list[Rendered], position: int, index: int) -> None:
@@ -57,10 +67,11 @@ class CardFrames:
             cursor.setPosition(position)
             frame = cursor.insertFrame(self.frame_format(card.slot))
             cursor.insertHtml(card.html)
-            made.append(Span(card.slot, frame, card.switcher, card.card_id))
+            made.append(Span(card.slot, frame, card))
             position = frame.lastPosition() + 1
         cursor.endEditBlock()
         self.spans[index:index] = made
+        self.inserted += len(made)
 
     def insert_at_start(self, cards: list[Rendered]) -> None:
         """Put cards above every card in the document."""
@@ -93,6 +104,7 @@ class CardFrames:
     def forget(self) -> None:
         """The document was cleared: no cards."""
         self.spans = []
+        self.inserted = 0
 
     def mark(self, slot: int | None) -> None:
         """Draw the border on the card showing ``slot`` (its own, or its call's), taking it off the other."""

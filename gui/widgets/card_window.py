@@ -71,6 +71,31 @@ class CardWindow:
             self.append(min(len(source), self.hi + STRETCH), look)
         self.prepend(max(0, slot - STRETCH // 2), look)
 
+    def relay(self, cards: list[Rendered], slot: int, offset: int) -> None:
+        """Lay ``cards`` (the window's, from a document just cleared) out again, the reader's place kept.
+
+        A screen of them from the card of ``slot`` goes in now, ``offset`` px below the viewport's top;
+        the rest become cards rendered beside the window, added a few at a time by :meth:`fill`, so
+        laying out afresh costs one screen's insert, not the window's.
+        """
+        first = 0
+        while first + 1 < len(cards) and cards[first + 1].slot <= slot:
+            first += 1
+        screen = max(1, self.screen())
+        end = first
+        while end < len(cards) and (end == first or self.frames.height() < screen + max(0, offset)):
+            self.frames.insert_at_end([cards[end]])
+            end += 1
+        self._above = self._above + cards[:first]
+        self._below = cards[end:] + self._below
+        self.lo = cards[first].slot
+        self.hi = cards[end].slot if end < len(cards) else self.hi
+        self.adjusting = True
+        try:
+            self.bar.setValue(max(0, int(self.frames.top(self.frames.spans[0])) - offset))
+        finally:
+            self.adjusting = False
+
     def fill(self, look: Look) -> bool:
         """Add cards where the viewport nears an edge of the window; True when any were added.
 

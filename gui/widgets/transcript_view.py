@@ -47,7 +47,12 @@ if TYPE_CHECKING:
 __all__ = ["MAX_IMAGE_WIDTH", "TranscriptView"]
 
 MAX_IMAGE_WIDTH = 480  # px, as core.render sizes the <img> tags
-IMAGES_BEFORE_REBUILD = 24  # images cached by the document before a window rebuild lets them go
+IMAGES_BEFORE_RELAY = 24  # images cached by the document before the same cards are laid out afresh
+# Qt's document keeps every text format it was ever given until it is cleared, and each card brings a few
+# of its own (its frame's, its links'): about 3 KB a card, 170 MB on the way up a 50,000-message path.
+# The cards shown are laid out again in a fresh document when the reader pauses after this many...
+CARDS_BEFORE_RELAY = 500
+CARDS_BEFORE_FORCED_RELAY = 2_000  # ...and at once after this many (Page Up held for minutes)
 _EXTERNAL_SCHEMES = ("http", "https", "mailto")
 _TOP_GAP = 6  # px above a card scrolled to the top of the viewport
 
@@ -281,8 +286,10 @@ class TranscriptView(QTextBrowser):
         if did or dropped:
             self.marks.refresh()
             self._fill_timer.start()
-        if dropped and self._images > IMAGES_BEFORE_REBUILD:
-            QTimer.singleShot(0, self, self.rebuild)  # let the document's cached images go
+        if dropped and (
+            self._images > IMAGES_BEFORE_RELAY or self._frames.inserted > CARDS_BEFORE_FORCED_RELAY
+        ):
+            QTimer.singleShot(0, self, self._relay)  # let the document's cached images and formats go
         window.ask_ahead(look)  # what comes next is rendered in a worker while the reader reads
 
     def _look(self) -> Look:
@@ -322,9 +329,27 @@ class TranscriptView(QTextBrowser):
         self._reading_timer.start()  # restarted on each step: reported once scrolling pauses
 
     def _emit_reading(self) -> None:
+        if self._frames.inserted > CARDS_BEFORE_RELAY:
+            self._relay()  # the reader paused: the moment for it
         slot = self.reading_slot()
         if slot is not None:
             self.reading_changed.emit(slot)
+
+    def _relay(self) -> None:
+        """The cards of the window laid out again, unchanged, in a fresh document, the reader's place kept.
+
+        Only a cleared document lets go of its formats and cached images. The cards' HTML is kept with
+        their spans, so nothing is rendered again, and only a screen of them goes in at once.
+        """
+        spans = self._frames.spans
+        if not spans or self._source is None or self.textCursor().hasSelection():
+            return  # a selection would be lost: later
+        slot, offset = self._anchor()
+        cards = [span.card for span in spans]
+        self._clear_document()
+        self._window.relay(cards, slot, offset)
+        self.marks.refresh()
+        self._schedule_fill()
 
     # ------------------------------------------------------------------ Qt overrides
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QGuiApplication, QKeyEvent
@@ -24,6 +25,7 @@ from core.session import Session, load_session
 from core.visible import FILTER_MODES, conversation, passes, transcript_of
 from gui.main_window import MainWindow
 from gui.models.branch_tree_model import BranchTreeModel
+from gui.widgets import transcript_view
 from gui.widgets.transcript_view import TranscriptView
 from tests.conftest import CORPUS, DEMO, SAMPLES, SHARED
 from tests.gui.windows import (
@@ -402,3 +404,63 @@ def test_the_transcript_gets_half_the_window_and_panes_collapse(
     window.close()
     again = make_window(qtbot, [sessions], tmp_path / "catalogue")
     assert not again.tree_pane.isVisible() and again.left_splitter.isVisible()  # remembered
+
+
+# ---------------------------------------------------------------------------- a long read
+def _long_session(path: Path, turns: int) -> Path:
+    """A linear session of ``turns`` user/assistant pairs, each answer with a link and a list."""
+    lines = [
+        {"type": "session", "version": 3, "id": "long", "timestamp": "2026-03-03T10:00:00.000Z", "cwd": "/w"}
+    ]
+    parent = None
+    for i in range(turns):
+        for role, text in (
+            ("user", f"Question {i}?"),
+            ("assistant", f"Answer {i}: see [{i}](https://e/{i})\n\n- a\n- b"),
+        ):
+            entry_id = f"{role[0]}{i:05d}"
+            content = text if role == "user" else [{"type": "text", "text": text}]
+            lines.append(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2026-03-03T10:00:01.000Z",
+                    "message": {"role": role, "content": content},
+                }
+            )
+            parent = entry_id
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return path
+
+
+def test_a_long_read_lays_the_cards_out_afresh_and_keeps_the_place(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Qt's document keeps each format it was given until cleared (each card brings its own): after so many
+    # cards the same cards go into a fresh document, and the reader sees the same card at the same place.
+    monkeypatch.setattr(transcript_view, "CARDS_BEFORE_FORCED_RELAY", 40)
+    session = load_session(_long_session(tmp_path / "long.jsonl", 300))
+    transcript = transcript_of(session, session.leaf_id, "default")
+    view = _view(qtbot)
+    view.set_source(PathCards(session, transcript), len(transcript) - 1)
+    run_posted(qtbot, view)
+    most_formats, relays = 0, 0
+    for _ in range(400):
+        if view.rendered[0] == 0 and view.verticalScrollBar().value() == 0:
+            break
+        before = view.reading_slot()
+        inserted = view._frames.inserted
+        QGuiApplication.sendEvent(
+            view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_PageUp, Qt.KeyboardModifier.NoModifier)
+        )
+        run_posted(qtbot, view)
+        run_posted(qtbot, view)
+        if view._frames.inserted < inserted:  # laid out afresh in this step
+            relays += 1
+            assert view.reading_slot() is not None and view.reading_slot() <= before
+        most_formats = max(most_formats, len(view.document().allFormats()))
+    assert view.rendered[0] == 0  # read up to the first card
+    assert relays >= 3
+    assert most_formats < 600  # without the fresh documents: several thousand
+    assert _cards_in_order(qtbot, view) == list(range(len(transcript)))
