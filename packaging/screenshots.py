@@ -5,7 +5,9 @@ Starts the real window under an X server and saves one PNG per main view to ``OU
 * ``session.png``: a session selected, an assistant message with a tool call (and its diff) shown;
 * ``search.png``: a full-text search and its first hit opened;
 * ``context.png``: "What the model saw" (context mode) at the leaf of the compaction session;
-* ``branches.png``: the branches session with the tree in the ``all`` filter mode;
+* ``branches.png``: the branches session with the tree in the ``all`` filter mode, the transcript at the
+  branch point (its switcher);
+* ``find.png``: find in session (Ctrl+F) in the linear session, its matches marked;
 * ``problems.png``: a damaged copy of a session open, the Problems panel under it;
 * ``diff-window.png``: branches A and C of the branches session side by side;
 * ``usage.png``: the Usage window (View > Usage and Cost).
@@ -51,6 +53,8 @@ LINEAR = "019cadd3-8790-76fa-8ab0-c952ebef2dfd.jsonl"  # named session with tool
 LINEAR_EDIT_CALL = "97bf8cf4"  # the assistant message calling `edit` (its result carries a diff)
 BRANCHES = "019cb402-3c88-737c-a54e-8f5201941e04.jsonl"
 COMPACTION = "019cb7f7-db40-74db-9a60-0d769809d8ec.jsonl"
+BRANCH_POINT = "21229440"  # the answer the branches session's three branches start from
+FIND_WORD = "token"  # found in several cards of the linear session
 SEARCH_WORD = "Redis"  # branch B of the branches session (abandoned), its summary and the options answer
 BRANCH_A_LEAF, BRANCH_C_LEAF = "8b38ce88", "52c02f53"  # two branches of the branches session
 DAMAGED = "config-loader-crash.jsonl"  # a short session with a line cut short (added later)
@@ -370,7 +374,7 @@ def _save(widget: Any, path: Path) -> None:
 def _views(
     window: Any, sessions: Path, outdir: Path, name: Callable[[str], str]
 ) -> Generator[Wait, tuple, None]:
-    """The four main views, one screenshot each."""
+    """The five main views, one screenshot each."""
 
     def save(view: str) -> None:
         _clear_status(window, sessions)
@@ -431,13 +435,26 @@ def _views(
     save("context")
     window.context_toggle.setChecked(False)
 
-    # (4) the branches session, every entry shown: the branch point and its three branches
+    # (4) the branches session, every entry shown: the branch point and its three branches; the
+    # transcript at the branch point, its switcher ("1 of 3") at the top
     yield open_session(BRANCHES)
     window.filter_mode.set_mode("all")
     window.tree.expandAll()
-    window.opened.select_leaf()
+    yield Wait(None, lambda: select_entry(BRANCH_POINT))
     yield Wait()
     save("branches")
+    window.filter_mode.set_mode("default")
+
+    # (5) find in session: every match on the path marked, the current one stronger, "n of N"
+    yield open_session(LINEAR)
+    find = window.messages.find
+    yield Wait(None, lambda: (find.open(), find.find_bar.open(FIND_WORD), find.query(FIND_WORD)))
+    for _ in range(200):  # the count runs in a worker; the first match is gone to when it ends
+        if window.transcript.marks.complete and window.transcript.marks.current is not None:
+            break
+        yield Wait()
+    save("find")
+    find.close()
 
 
 def main(argv: list[str] | None = None) -> int:

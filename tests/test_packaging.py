@@ -365,3 +365,11 @@ def test_build_output_is_git_ignored() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 2
+
+
+def test_every_picture_the_readme_shows_is_in_the_repository() -> None:
+    # The README names its screenshots by path; a view renamed or not shot again left a broken picture.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", readme)
+    assert pictures
+    assert [p for p in pictures if not (REPO / p).is_file()] == []

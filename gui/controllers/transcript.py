@@ -157,7 +157,11 @@ class TranscriptController(QObject):
 
     def _render_later(self, channel: str, work: Callable[[], object], done: Callable[[object], None]) -> None:
         """The view's stretches rendered ahead, in a worker of the window's scheduler."""
-        self._context.runner.start(channel, lambda _task: work(), done, priority=Priority.FOREGROUND)
+        # A stretch asked for and superseded before its turn (the reader moved on) is not rendered at all:
+        # while Page Up is held most of them are, and rendering them took the processor from the view.
+        self._context.runner.start(
+            channel, lambda task: None if task.cancelled else work(), done, priority=Priority.FOREGROUND
+        )
 
     # ------------------------------------------------------------------ state
     @property
