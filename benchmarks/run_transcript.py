@@ -47,7 +47,7 @@ MESSAGES = 50_000
 KEY_INTERVAL_MS = 33
 TICK_MS = 5
 STALL_S = 0.050
-CHILD_TIMEOUT_S = 900
+CHILD_TIMEOUT_S = 1500
 
 
 def _rss_mib() -> float:
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--base", type=Path, help="a checkout of the window before the transcript")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--pageup-seconds", type=float, default=600.0)
+    parser.add_argument("--pageup-seconds", type=float, default=1200.0)
     parser.add_argument(
         "--gb-pageup-seconds",
         type=float,
