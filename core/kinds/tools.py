@@ -37,6 +37,8 @@ from core.kinds.document import (
 )
 from core.kinds.kind import NO_TOOLS_MODE, TOOLS, Kind
 from core.kinds.pairing import edits_as_diff
+from core.kinds.shell_paths import command_touches
+from core.kinds.touches import Touch, call_touches
 from core.kinds.wording import nested_call_lines, tool_run_facts
 from core.session.content import (
     as_dict,
@@ -319,6 +321,14 @@ class BashExecutionKind(Kind):
     family = "bash"
     export_part = TOOLS
     in_diff = True
+    touches_files = True
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files its command names as plain arguments (:func:`core.kinds.shell_paths.command_touches`)."""
+        command = message_of(body).get("command")
+        if not isinstance(command, str):
+            return []
+        return [Touch(path, how) for path, how in command_touches(command)]
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``bash make test (exit 2)``."""
@@ -407,7 +417,11 @@ def call_words(arguments: object) -> str:
 
 
 def diff_call(block: dict[str, object]) -> DiffToolCall:
-    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its path."""
+    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its files.
+
+    The files are :func:`core.kinds.touches.call_touches`'s, the same the catalogue and the Files view
+    list.
+    """
     name = as_text(block.get("name")) or "tool"
     args = block.get("arguments")
     path = None
@@ -419,7 +433,7 @@ def diff_call(block: dict[str, object]) -> DiffToolCall:
                 break
     else:
         text = "" if args is None else _json(args)
-    return DiffToolCall(name, text, path)
+    return DiffToolCall(name, text, path, tuple(call_touches(block.get("name"), args)))
 
 
 def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:
