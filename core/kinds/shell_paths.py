@@ -29,11 +29,16 @@ MAX_COMMAND = 65_536  # characters of a command read (after here-documents): shl
 
 # The punctuation shlex splits off: command separators and redirections.
 _PUNCTUATION = "();<>|&"
+_PUNCTUATION_SET = frozenset(_PUNCTUATION)
+_OPERATORS = frozenset(
+    {"&&", "||", ";;", "|&", ">>", "<<", "<<<", "<<-", ">&", "<&", "&>", "&>>", ">|", "<>"}
+)
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")"})
 # Words that start a simple command without being its program.
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time"})
 # Programs that run the rest of the line as another command (their own options are skipped).
 _WRAPPERS = frozenset({"sudo", "env", "nohup", "nice", "command", "exec", "xargs", "timeout", "stdbuf"})
+_WRAPPER_VALUES = frozenset({"-u", "-g", "-n", "-C", "-s", "-k", "-o", "-e", "-i"})  # sudo -u USER...
 # Programs whose arguments are never files (text, hosts, packages, loop lists).
 _NO_PATHS = frozenset(
     {"echo", "printf", "curl", "wget", "ssh", "ping", "kill", "pkill", "sleep", "export", "set", "unset"}
@@ -84,7 +89,9 @@ def path_like(word: str, strict: bool = False) -> bool:
     if "::" in word:  # a test's node id (tests/test_app.py::test_login): its file
         word = word.partition("::")[0]
     drive = _WINDOWS_DRIVE.match(word) is not None
-    if (":" in word and not drive) or _NOT_PLAIN.search(word) is not None:
+    if drive:
+        word = word[2:].replace("\\", "/")  # C:\src\app.ts: its folders, as a POSIX path's
+    if ":" in word or _NOT_PLAIN.search(word) is not None:
         return False
     if word in (".", "..", "/", "~") or word.startswith(_DEVICES):
         return False
@@ -157,7 +164,27 @@ def _lex(text: str) -> list[str]:
     # line in it, which is never a path). A comment runs to the end of its line, its ";" survives.
     lexer = shlex.shlex(text.replace("\n", "\n;"), posix=True, punctuation_chars=_PUNCTUATION)
     lexer.whitespace_split = True
-    return list(lexer)
+    words: list[str] = []
+    for word in lexer:
+        if word and len(word) > 1 and set(word) <= _PUNCTUATION_SET:
+            words += _operators(word)  # shlex joins adjacent punctuation: ");" is ")" then ";"
+        else:
+            words.append(word)
+    return words
+
+
+def _operators(run: str) -> list[str]:
+    """A run of punctuation cut into the shell's operators, longest first (``);`` is ``)`` and ``;``)."""
+    out: list[str] = []
+    index = 0
+    while index < len(run):
+        for size in (3, 2, 1):
+            piece = run[index : index + size]
+            if size == 1 or piece in _OPERATORS:
+                out.append(piece)
+                index += size
+                break
+    return out
 
 
 def _simple_commands(words: list[str]) -> list[list[str]]:
@@ -263,7 +290,7 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
         elif word.rpartition("/")[2] in _WRAPPERS:
             index += 1
             while index < len(words) and (words[index].startswith("-") or words[index][:1].isdigit()):
-                index += 1  # the wrapper's options (timeout's duration)
+                index += 2 if words[index] in _WRAPPER_VALUES else 1  # its options (timeout's duration)
         else:
             program = word.rpartition("/")[2]
             rest = words[index + 1 :]
@@ -286,6 +313,10 @@ def _argument_touches(program: str, args: list[str]) -> list[tuple[str, str]]:
     if program == "git":
         return _git_touches(args)
     how = _how(program, args)
+    if program.startswith("python") and "-m" in args:  # python -m pkg.module: a module, not a file
+        args = args[: args.index("-m")] + args[args.index("-m") + 2 :]
+    if program in _PATTERN_FIRST:
+        args = _without_patterns(args)
     plain = [a for a in args if not a.startswith("-")]
     if program in _PATTERN_FIRST and plain and not _has_pattern_option(args):
         plain = plain[1:]
@@ -309,6 +340,17 @@ def _how(program: str, args: list[str]) -> str:
     if program in ("awk", "gawk"):
         return READ
     return RUN
+
+
+def _without_patterns(args: list[str]) -> list[str]:
+    """``args`` without the patterns given with an option (``-e PAT``), but with the option (it tells)."""
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if not skip:
+            out.append(arg)
+        skip = not skip and arg in _PATTERN_OPTIONS
+    return out
 
 
 def _has_pattern_option(args: list[str]) -> bool:
