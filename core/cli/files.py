@@ -11,7 +11,7 @@ import argparse
 from core.cli.output import emit_json, out
 from core.cli.sessions import FILE_HELP, session_file
 
-__all__ = ["add_commands", "touch_summary"]
+__all__ = ["add_commands"]
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,14 +24,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_files)
 
 
-def touch_summary(counts: tuple[tuple[str, int], ...]) -> str:
-    """``edit 3, read 2``: how a file was touched, strongest first."""
-    return ", ".join(f"{how} {count}" for how, count in counts)
-
-
 def _files(args: argparse.Namespace) -> int:
     from core.errors import SessionReadError
-    from core.kinds.touches import session_touches, touched_files
+    from core.kinds.touches import session_touches, touch_words, touched_files
     from core.session import load_session
 
     session = load_session(args.file, checksum=False)
@@ -48,9 +43,9 @@ def _files(args: argparse.Namespace) -> int:
     if not files:
         out("No files touched.")
         return 0
-    width = max(len(touch_summary(f.counts)) for f in files)
+    width = max(len(touch_words(f.counts)) for f in files)
     for f in files:
-        out(f"{touch_summary(f.counts):<{width}}  {f.shown}")
+        out(f"{touch_words(f.counts):<{width}}  {f.shown}")
     inside = sum(1 for f in files if f.shown != f.path)
     where = f" ({inside} in {cwd})" if cwd and inside != len(files) else ""
     out(f"{len(files)} file{'s' if len(files) != 1 else ''}{where}")

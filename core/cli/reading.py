@@ -274,7 +274,7 @@ def _search(args: argparse.Namespace) -> int:
 
 def _touched(args: argparse.Namespace, sessions: list[SessionTouches]) -> int:
     """``search --touched PATH`` without a query: the sessions that touched it, and its files they touched."""
-    from core.cli.files import touch_summary
+    from core.kinds.touches import touch_words
     from core.timefmt import iso_from_ms
 
     if args.json:
@@ -288,7 +288,7 @@ def _touched(args: argparse.Namespace, sessions: list[SessionTouches]) -> int:
         title = session.name or (session.session_id or "")[:8]
         out(f"{local_time(iso_from_ms(session.modified_ms))}  {title}  [{session.cwd}]")
         for file in session.files:
-            out(f"    {touch_summary(file.counts)}  {file.shown}")
+            out(f"    {touch_words(file.counts)}  {file.shown}")
         out(f"    {session.path}")
     return 0
 

@@ -45,6 +45,7 @@ __all__ = [
     "relative_to",
     "resolve",
     "session_touches",
+    "touch_words",
     "touched_files",
 ]
 
@@ -270,6 +271,11 @@ def touched_files(touches: Iterable[tuple[str, Touch]], cwd: str) -> list[Touche
     ]
     files.sort(key=file_order)
     return files
+
+
+def touch_words(counts: tuple[tuple[str, int], ...]) -> str:
+    """``edit 3, read 2``: how a file was touched, strongest first (:attr:`TouchedFile.counts`)."""
+    return ", ".join(f"{how} {count}" for how, count in counts)
 
 
 def file_order(file: TouchedFile) -> tuple[int, bool, str]:
