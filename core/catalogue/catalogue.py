@@ -389,15 +389,7 @@ class Catalogue:
     def touched(
         self, path: str, roots: Iterable[str | os.PathLike[str]] | None = None
     ) -> list[SessionTouches]:
-        """The sessions whose tools touched the file or folder ``path`` (under ``roots``), newest first.
-
-        ``path`` is absolute, or relative to each session's project folder (``src/auth/``); see
-        :mod:`core.catalogue.touches`.
-
-        Raises:
-            InvalidRequestError: ``path`` is empty or leaves the project folder.
-            CatalogueError: the catalogue cannot be read.
-        """
+        """The sessions (under ``roots``) that touched the file or folder ``path``: see :mod:`.touches`."""
         with sqlite_errors("read"):
             return sessions_touching(self._connect(), path, None if roots is None else list(roots))
 

@@ -212,3 +212,27 @@ def test_search_touched_command(demo: Path, tmp_path: Path) -> None:
     assert none.stdout == "No session touched nowhere/at/all.py.\n"
     empty = run_cli("search", "--catalogue", catalogue)
     assert empty.returncode != 0 and "--touched" in empty.stderr and "Traceback" not in empty.stderr
+
+
+@pytest.mark.parametrize("readers", ["0", "2"])
+def test_reads_in_parts_and_in_reader_processes_store_the_same_touches(
+    tmp_path: Path, demo: Path, monkeypatch: pytest.MonkeyPatch, readers: str
+) -> None:
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+    whole = Catalogue(tmp_path / "whole")
+    monkeypatch.setenv("PRIME_SESSIONS_PART_TEXT", "40")  # a part every entry or two
+    monkeypatch.setenv("PRIME_SESSIONS_READERS", readers)
+    parted = Catalogue(tmp_path / "parted")
+    try:
+        monkeypatch.setenv("PRIME_SESSIONS_PART_TEXT", str(16 * 1024 * 1024))
+        monkeypatch.setenv("PRIME_SESSIONS_READERS", "0")
+        whole.refresh([demo])
+        monkeypatch.setenv("PRIME_SESSIONS_PART_TEXT", "40")
+        monkeypatch.setenv("PRIME_SESSIONS_READERS", readers)
+        stats = parted.refresh([demo])
+        assert stats.files_from_readers == (0 if readers == "0" else 7)
+        for path in sorted(demo.glob("*.jsonl")):
+            assert _rows(parted, path) == _rows(whole, path) != [], path.name
+    finally:
+        whole.close()
+        parted.close()
