@@ -313,6 +313,7 @@ class MainWindow(QMainWindow):
         messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
+        self.files_pane.sessions_requested.connect(lambda path: self.filter_edit.setText(f'touched:"{path}"'))
         messages.entry_requested.connect(opened.reveal_entry)
         messages.follow_requested.connect(opened.reveal_entry)
         messages.reading_entry.connect(opened.mark_reading)

@@ -5,6 +5,7 @@ wrote, ran or searched. A worker (channel ``"touched-files"``) reads them from t
 it is opened or read again (:func:`core.kinds.touches.session_touches`, the extraction the catalogue
 stores); what an agent appends afterwards is read alone (channel ``"touched-append"``), one batch after
 another, and added. Clicking a file selects its first touching entry in the tree; the transcript follows.
+Clicking it again while that entry is selected goes on to the next entry that touched it (round).
 
 The list's filter text may hold ``touched: src/auth/``: the proxy asks which sessions touched it, a
 worker (channel ``"touched-filter"``) asks the catalogue (:meth:`core.catalogue.Catalogue.touched`), and
@@ -80,6 +81,7 @@ class TouchedFilesController(QObject):
         self._touches: list[tuple[str, Touch]] | None = None  # of the open session, once read
         self._queued: list[Entry] = []  # appended entries not read yet
         self._appending = False
+        self._last_reveal: tuple[str, int] = ("", 0)  # the file last clicked, and which of its entries shown
         context.session_loaded.connect(self._on_loaded)
         context.session_updated.connect(self._on_updated)
         context.session_closed.connect(self._on_closed)
@@ -171,9 +173,19 @@ class TouchedFilesController(QObject):
         self._pane.clear()
 
     def _reveal(self, file: TouchedFile) -> None:
-        """Select the entry that touched ``file`` first (the transcript shows it)."""
-        if self._context.session is not None and file.entries:
-            self._context.reveal_entry(file.first_entry)
+        """Select the entry that touched ``file`` first; clicked again, the next one (the transcript too)."""
+        if self._context.session is None or not file.entries:
+            return
+        current = self._context.current_entry()
+        last_path, last = self._last_reveal
+        again = (
+            last_path == file.path
+            and current is not None
+            and file.entries[last % len(file.entries)] == current.id
+        )
+        at = (last + 1) % len(file.entries) if again else 0
+        self._last_reveal = (file.path, at)
+        self._context.reveal_entry(file.entries[at])
 
     # ------------------------------------------------------------------ the list's touched: filter
     def catalogue_refreshed(self, ok: bool) -> None:

@@ -60,7 +60,7 @@ class TouchedFilesModel(QAbstractTableModel):
             count = len(file.entries)
             return (
                 f"{file.path}\n{touch_words(file.counts)}, by {count} entr{'y' if count == 1 else 'ies'}.\n"
-                "Click to show the first of them in the tree and the transcript."
+                "Click to show the first of them in the tree and the transcript, again for the next."
             )
         if role == Role.ITEM:
             return file

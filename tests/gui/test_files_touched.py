@@ -95,6 +95,34 @@ def test_the_files_view_lists_the_open_sessions_files_and_a_click_shows_the_firs
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: current_entry_id(window) == products.first_entry, timeout=TIMEOUT)
     assert window.session_tabs.currentWidget() is window.files_pane  # the list stays for the next click
+    assert len(products.entries) > 1
+    # clicked again: the next entry that touched it; Enter does what a click does
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: current_entry_id(window) == products.entries[1], timeout=TIMEOUT)
+    view.setFocus()
+    view.setCurrentIndex(model.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: current_entry_id(window) == model.file_at(0).first_entry, timeout=TIMEOUT)
+
+
+def test_a_files_menu_lists_the_sessions_that_touched_the_file(
+    qtbot, window: MainWindow, sessions: Path
+) -> None:
+    with qtbot.waitSignal(window.touched.files_shown, timeout=TIMEOUT):
+        open_session(qtbot, window, sessions / CACHE)
+    products = window.files_pane.model.file_at(2)
+    menu = window.files_pane.menu_for(products)
+    actions = [a.text() for a in menu.actions()]
+    assert actions == ["Sessions That Touched This File", "Copy Path"]
+    menu.actions()[1].trigger()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == "/home/dev/acme-webapp/src/server/routes/products.ts"
+    with qtbot.waitSignal(window.touched.filter_answered, timeout=TIMEOUT):
+        menu.actions()[0].trigger()
+    assert window.filter_edit.text() == 'touched:"/home/dev/acme-webapp/src/server/routes/products.ts"'
+    shown = {Path(window.proxy.summary_at(r).path).name for r in range(window.proxy.rowCount())}
+    assert shown == {CACHE, LRU}
 
 
 def test_what_the_agent_appends_joins_the_files_view(qtbot, window: MainWindow, sessions: Path) -> None:
