@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.catalogue import Catalogue, QueryError
 from core.errors import InvalidRequestError
@@ -236,3 +239,46 @@ def test_reads_in_parts_and_in_reader_processes_store_the_same_touches(
     finally:
         whole.close()
         parted.close()
+
+
+_CALLS = st.sampled_from(
+    [
+        ("read", {"path": "src/a.py"}),
+        ("edit", {"path": "src/b.py", "oldText": "x", "newText": "y"}),
+        ("write", {"path": "/tmp/out.txt", "content": ""}),
+        ("bash", {"command": "cd lib && cat c.py > ../d.md"}),
+        ("bash", {"command": "echo 'unterminated"}),
+        ("grep", {"pattern": "x", "path": "."}),
+        ("ipython", {"code": "%%bash\nrm -f old.log"}),
+        ("read", {"path": 7}),
+        ("web_search", {"query": "a.py"}),
+    ]
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_CALLS, max_size=3), min_size=2, max_size=8), st.integers(min_value=1, max_value=7))
+def test_appends_store_what_a_whole_read_stores(tmp_path: Path, turns: list, cut: int) -> None:
+    """Generated sessions, catalogued, then grown: the rows are a whole read's, and the session's files."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    entries = []
+    parent = None
+    for i, calls in enumerate(turns):
+        entries.append(assistant(f"a{i}", parent, "x", T0 + i, calls=calls))
+        parent = f"a{i}"
+    cut = min(cut, len(entries) - 1)
+    path = write_session(folder / "s" / "g.jsonl", header("s-g", "/w/p"), entries[:cut])
+    grown = Catalogue(folder / "grown")
+    whole = Catalogue(folder / "whole")
+    try:
+        grown.refresh([path.parent])
+        append(path, b"".join(line(e) for e in entries[cut:]))
+        assert grown.refresh([path.parent]).files_appended == 1
+        whole.refresh([path.parent])
+        assert _rows(grown, path) == _rows(whole, path)
+        session = load_session(path)
+        want = {(f.path, how) for f in touched_files(session_touches(session), "/w/p") for how in f.kinds}
+        assert {(row[3], row[5]) for row in _rows(grown, path)} == want
+    finally:
+        grown.close()
+        whole.close()
