@@ -23,7 +23,7 @@ from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.kinds.touches import Touch, TouchedFile, touched_files, windows_style
 
-__all__ = ["SessionTouches", "sessions_touching", "touched_condition"]
+__all__ = ["SessionTouches", "session_paths_touching", "sessions_touching", "touched_condition"]
 
 
 def touched_condition(path: str, alias: str = "t") -> tuple[str, list[object]]:
@@ -86,41 +86,68 @@ class SessionTouches:
 
 
 def sessions_touching(
-    conn: sqlite3.Connection, path: str, roots: Sequence[str | os.PathLike[str]] | None = None
+    conn: sqlite3.Connection,
+    path: str,
+    roots: Sequence[str | os.PathLike[str]] | None = None,
+    limit: int | None = None,
 ) -> list[SessionTouches]:
     """The catalogued sessions whose tools touched the file or folder ``path``, newest first.
 
-    ``roots``: only sessions a refresh of these folders finds.
+    ``roots``: only sessions a refresh of these folders finds; ``limit``: at most this many (the newest),
+    whose touches alone are read.
 
     Raises:
         InvalidRequestError: ``path`` is empty or leaves the project folder.
         sqlite3.Error: the catalogue cannot be read.
     """
     where, params = touched_condition(path)
-    rows = conn.execute(
-        "SELECT f.path, f.session_id, f.name, f.cwd, f.modified_ms, t.entry_id, t.path, t.how"
-        " FROM touches t JOIN files f ON f.id = t.file_id"
-        f" WHERE {where} AND f.header IS NOT NULL ORDER BY f.modified_ms DESC, f.path, t.line, t.seq",
+    sessions = _sessions_with(conn, where, params, roots)[:limit]
+    touches: dict[int, list[tuple[str, Touch]]] = {file_id: [] for file_id, *_rest in sessions}
+    ids = list(touches)
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for file_id, entry_id, touched, how in conn.execute(
+            f"SELECT t.file_id, t.entry_id, t.path, t.how FROM touches t WHERE t.file_id IN ({marks})"
+            f" AND {where} ORDER BY t.file_id, t.line, t.seq",
+            [*chunk, *params],
+        ):
+            touches[file_id].append((entry_id, Touch(touched, how)))
+    return [
+        SessionTouches(
+            file_path,
+            session_id if isinstance(session_id, str) else None,
+            name if isinstance(name, str) else None,
+            cwd or "",
+            modified if isinstance(modified, float | int) else None,
+            tuple(touched_files(touches[file_id], cwd or "")),
+        )
+        for file_id, file_path, session_id, name, cwd, modified in sessions
+    ]
+
+
+def session_paths_touching(
+    conn: sqlite3.Connection, path: str, roots: Sequence[str | os.PathLike[str]] | None = None
+) -> list[str]:
+    """The paths of the sessions :func:`sessions_touching` finds, newest first (no touch is read)."""
+    where, params = touched_condition(path)
+    return [row[1] for row in _sessions_with(conn, where, params, roots)]
+
+
+_CHUNK = 500  # file ids per "IN (...)" query, well under SQLite's limit of bound variables
+
+
+def _sessions_with(
+    conn: sqlite3.Connection, where: str, params: list[object], roots: Sequence[str | os.PathLike[str]] | None
+) -> list[tuple[int, str, object, object, str | None, object]]:
+    """``(file id, path, session id, name, cwd, modified)`` of the sessions with a touch ``where`` holds."""
+    rows: list[tuple[int, str, object, object, str | None, object]] = conn.execute(
+        "SELECT f.id, f.path, f.session_id, f.name, f.cwd, f.modified_ms FROM files f"
+        f" WHERE f.header IS NOT NULL AND f.id IN (SELECT t.file_id FROM touches t WHERE {where})"
+        " ORDER BY f.modified_ms DESC, f.path",
         params,
     ).fetchall()
-    reach = roots_reach(roots) if roots is not None else None
-    grouped: dict[str, tuple[tuple[object, ...], list[tuple[str, Touch]]]] = {}
-    for file_path, session_id, name, cwd, modified, entry_id, touched, how in rows:
-        if reach is not None and not within(file_path, reach):
-            continue
-        head = (session_id, name, cwd or "", modified)
-        grouped.setdefault(file_path, (head, []))[1].append((entry_id, Touch(touched, how)))
-    found = []
-    for file_path, ((session_id, name, cwd, modified), touches) in grouped.items():
-        assert isinstance(cwd, str)
-        found.append(
-            SessionTouches(
-                file_path,
-                session_id if isinstance(session_id, str) else None,
-                name if isinstance(name, str) else None,
-                cwd,
-                modified if isinstance(modified, float | int) else None,
-                tuple(touched_files(touches, cwd)),
-            )
-        )
-    return found
+    if roots is not None:
+        reach = roots_reach(roots)
+        rows = [row for row in rows if within(row[1], reach)]
+    return rows

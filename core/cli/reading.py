@@ -241,7 +241,7 @@ def _search(args: argparse.Namespace) -> int:
             for problem in catalogue.refresh(roots).errors:
                 print(f"{PROG}: {problem}", file=sys.stderr)
         if args.query is None:
-            return _touched(args, catalogue.touched(args.touched, roots)[: max(1, args.limit)])
+            return _touched(args, catalogue.touched(args.touched, roots, max(1, args.limit)))
         hits = catalogue.search(
             args.query,
             roots=roots,

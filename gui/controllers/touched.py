@@ -46,7 +46,7 @@ def sessions_touching_all(folder: Path | None, terms: tuple[str, ...]) -> frozen
     try:
         found: frozenset[str] | None = None
         for term in terms:
-            paths = frozenset(s.path for s in catalogue.touched(term))
+            paths = frozenset(catalogue.touched_paths(term))
             found = paths if found is None else found & paths
     finally:
         catalogue.close()
