@@ -43,20 +43,20 @@ class TouchCollector:
 
 
 def touch_rows(found: Iterable[tuple[int, str, Touch]], cwd: str) -> list[TouchRow]:
-    """``touches`` rows of ``(line, entry id, touch)``: resolved, relative where inside ``cwd``, each once.
+    """``touches`` rows of ``(line, entry id, touch)``: resolved, and relative where inside ``cwd``.
 
-    The project folder itself is left out (a ``ls`` of ``.``): every session of the project is in it.
+    Every touch is a row (two edits of a file in one message are two), as
+    :func:`core.kinds.touches.touched_files` counts them. The project folder itself is left out (a ``ls``
+    of ``.``): every session of the project is in it.
     """
     rows: list[TouchRow] = []
-    seen: set[tuple[int, str, str]] = set()
     seq = 0
     last_line = -1
     for line, entry_id, touch in found:
         path = resolve(touch.path, cwd)
         rel = relative_to(path, cwd)
-        if rel == "." or (line, path, touch.how) in seen:
+        if rel == ".":
             continue
-        seen.add((line, path, touch.how))
         seq = seq + 1 if line == last_line else 0
         last_line = line
         rows.append((line, seq, entry_id, path, rel, touch.how))

@@ -98,6 +98,27 @@ def test_the_stored_rows_are_the_sessions_own_files(cat: Catalogue, demo: Path) 
         assert {(row[3], row[5]) for row in _rows(cat, path)} == want, path.name
 
 
+def test_what_the_catalogue_says_of_a_session_is_what_files_says(cat: Catalogue, demo: Path) -> None:
+    cat.refresh([demo])
+    found = {Path(s.path).name: s for s in cat.touched(".")}  # every file inside each session's project
+    assert len(found) == 7
+    for path in sorted(demo.glob("*.jsonl")):
+        session = load_session(path)
+        cwd = str((session.header or {}).get("cwd") or "")
+        inside = [f for f in touched_files(session_touches(session), cwd) if f.shown != f.path]
+        assert list(found[path.name].files) == inside, path.name
+
+
+def test_two_touches_of_one_file_by_one_entry_count_twice(cat: Catalogue, tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    calls = [("edit", {"path": "a.py"}), ("edit", {"path": "./a.py"}), ("read", {"path": "a.py"})]
+    write_session(folder / "t.jsonl", header("s-t", "/p"), [assistant("a1", None, "x", T0, calls=calls)])
+    cat.refresh([folder])
+    (session,) = cat.touched("a.py")
+    assert session.files[0].counts == (("edit", 2), ("read", 1))
+    assert session.files[0].entries == ("a1",)
+
+
 def test_appended_entries_touches_are_recorded_as_a_whole_read_would(cat: Catalogue, tmp_path: Path) -> None:
     folder = tmp_path / "s"
     path = write_session(
