@@ -70,8 +70,13 @@ class FilesPane(QWidget):
         self.status.setText("Reading the files touched…")
 
     def show_files(self, files: list[TouchedFile]) -> None:
-        """List ``files`` and say how many (and how many of them were changed)."""
+        """List ``files``, say how many (and how many were changed); the current file stays current."""
+        current = self.model.file_at(self.view.currentIndex().row())
         self.model.set_files(files)
+        if current is not None:
+            row = next((i for i, f in enumerate(files) if f.path == current.path), -1)
+            if row >= 0:
+                self.view.setCurrentIndex(self.model.index(row, 0))
         if not files:
             self.status.setText("No tool of this session touched a file.")
             return

@@ -144,10 +144,14 @@ def test_what_the_agent_appends_joins_the_files_view(qtbot, window: MainWindow, 
             "timestamp": 1772726400000,
         },
     }
+    view = window.files_pane.view
+    view.setCurrentIndex(window.files_pane.model.index(2, 0))  # the user is on a file
     with qtbot.waitSignal(window.touched.files_shown, timeout=TIMEOUT):
         with open(path, "ab") as handle:
             handle.write(orjson.dumps(entry) + b"\n")
     assert "docs/cache.md" in [f.shown for f in window.files_pane.model.files()]
+    current = window.files_pane.model.file_at(view.currentIndex().row())
+    assert current is not None and current.shown == "src/server/routes/products.ts"  # and stays on it
 
 
 def test_closing_the_session_empties_the_files_view(qtbot, window: MainWindow, sessions: Path) -> None:
