@@ -262,6 +262,16 @@ class ToolResultKind(Kind):
     shown_under_call = True
     has_usage = True
     usage_in_body = True
+    touches_files = True
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files of the calls the tool made to other tools (pi 1.6's ``nestedCalls``, when recorded)."""
+        calls = as_dict(message_of(body).get("nestedCalls")).get("calls")
+        touches: list[Touch] = []
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict):
+                touches += call_touches(call.get("name"), call.get("arguments"))
+        return touches
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[read] the first words of the output`` (``[bash error] ...`` for a failure)."""

@@ -264,6 +264,23 @@ def test_the_users_shell_runs_touch_files_too(tmp_path: Path) -> None:
     assert [(t.path, t.how) for _e, t in session_touches(session)] == [("logs/app.log", "read")]
 
 
+def test_the_calls_a_tool_made_to_other_tools_touch_files_too(tmp_path: Path) -> None:
+    b = Builder()
+    b.add(user("go"))
+    b.add(assistant("", [("codemode", {"code": "..."})]))
+    nested = {
+        "calls": [
+            {"id": "n1", "name": "read", "arguments": {"path": "src/parse.ts"}, "status": "ok"},
+            {"id": "n2", "name": "bash", "status": "error"},  # no arguments recorded
+            "not a call",
+        ],
+        "complete": True,
+    }
+    b.add({**result("codemode", "parser is in src/parse.ts"), "nestedCalls": nested})
+    session = load_session(b.write(tmp_path / "s.jsonl"))
+    assert [(t.path, t.how) for _e, t in session_touches(session)] == [("src/parse.ts", "read")]
+
+
 # ---------------------------------------------------------------------------- the branch diff
 def test_the_diff_summary_lists_files_changed_by_commands_too(tmp_path: Path) -> None:
     b = Builder()
