@@ -98,10 +98,10 @@ def call_touches(name: object, arguments: object) -> list[Touch]:
         return _patch_touches(_first_text(arguments, ("patch", "input", "command", "diff")))
     path = _first_text(arguments, _PATH_KEYS)
     editor = arguments.get("command")
-    if isinstance(editor, str) and editor in _EDITOR_COMMANDS and path:
+    if isinstance(editor, str) and editor in _EDITOR_COMMANDS and path.strip():
         return [Touch(path, _EDITOR_COMMANDS[editor])]
     how = _tool_kind(tool)
-    if how is None or not path or "\n" in path or len(path) > 4096:
+    if how is None or not path.strip() or "\n" in path or len(path) > 4096:
         return []
     return [Touch(path, how)]
 
@@ -149,10 +149,9 @@ def _patch_touches(patch: str) -> list[Touch]:
     """The files of an ``apply_patch`` envelope (``*** Update File: path`` and its kin)."""
     touches: list[Touch] = []
     for match in _PATCH_FILE.finditer(patch[:1_000_000]):
-        if match.group(3):
-            touches.append(Touch(match.group(3), WRITE))
-        else:
-            touches.append(Touch(match.group(2), _PATCH_KINDS[match.group(1)]))
+        path = (match.group(3) or match.group(2)).strip()
+        if path:
+            touches.append(Touch(path, WRITE if match.group(3) else _PATCH_KINDS[match.group(1)]))
     return touches
 
 

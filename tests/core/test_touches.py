@@ -62,6 +62,8 @@ SAMPLES_LATEST = SHARED / "reference" / "samples-latest"
         ("read", "src/app.ts", []),
         ("read", {"path": 42}, []),
         ("read", {"path": "a\nb"}, []),
+        ("read", {"path": "  "}, []),
+        ("apply_patch", {"patch": "*** Add File:  \n*** Move to: x.py"}, [("x.py", "write")]),
         (None, {"path": "a.py"}, []),
     ],
 )
@@ -145,6 +147,22 @@ def test_any_command_gives_paths_or_nothing_and_never_raises(command: str) -> No
 )
 def test_shell_syntax_soup_never_raises(words: list[str]) -> None:
     command_touches(" ".join(words))
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+_TOOLS = st.sampled_from(["read", "edit", "write", "bash", "ipython", "apply_patch", "grep", "Read", "x"])
+_KEYS = st.sampled_from(["path", "file_path", "command", "code", "patch", "input", "edits", "pattern"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TOOLS | st.text(max_size=10) | st.none(), st.dictionaries(_KEYS, _JSON, max_size=4) | _JSON)
+def test_any_tool_call_gives_touches_or_nothing_and_never_raises(name: object, arguments: object) -> None:
+    touches = call_touches(name, arguments)
+    assert all(isinstance(t.path, str) and t.path.strip() and t.how in TOUCH_KINDS for t in touches)
 
 
 def test_a_huge_command_is_read_only_so_far() -> None:
