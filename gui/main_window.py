@@ -262,6 +262,7 @@ class MainWindow(QMainWindow):
                 ("view.focus_list", "Go to the Session List", self.focus_list),
                 ("view.focus_tree", "Go to the Branch Tree", self.focus_tree),
                 ("view.focus_transcript", "Go to the Transcript", self.focus_transcript),
+                ("view.focus_files", "Go to the Files Touched", self.focus_files),
             ),
             start=1,
         ):
@@ -400,6 +401,12 @@ class MainWindow(QMainWindow):
         self.tree_toggle.setChecked(True)
         self.session_tabs.setCurrentWidget(self.tree_pane)
         self.tree.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_files(self) -> None:
+        """Ctrl+4: the Files tab beside the tree (shown again if hidden), the keyboard in its list."""
+        self.tree_toggle.setChecked(True)
+        self.session_tabs.setCurrentWidget(self.files_pane)
+        self.files_pane.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_transcript(self) -> None:
         """Ctrl+3: the keyboard focus in the transcript."""

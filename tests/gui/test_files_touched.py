@@ -154,6 +154,15 @@ def test_what_the_agent_appends_joins_the_files_view(qtbot, window: MainWindow, 
     assert current is not None and current.shown == "src/server/routes/products.ts"  # and stays on it
 
 
+def test_ctrl_4_goes_to_the_files(qtbot, window: MainWindow) -> None:
+    window.tree_toggle.setChecked(False)
+    window.registry["view.focus_files"].trigger()
+    assert window.session_tabs.isVisible() and window.session_tabs.currentWidget() is window.files_pane
+    assert window.registry["view.focus_files"].shortcut().toString() == "Ctrl+4"
+    window.registry["view.focus_tree"].trigger()
+    assert window.session_tabs.currentWidget() is window.tree_pane
+
+
 def test_closing_the_session_empties_the_files_view(qtbot, window: MainWindow, sessions: Path) -> None:
     with qtbot.waitSignal(window.touched.files_shown, timeout=TIMEOUT):
         open_session(qtbot, window, sessions / CACHE)
