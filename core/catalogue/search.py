@@ -19,7 +19,7 @@ from core.catalogue.query import invalid_query, to_fts
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
-from core.catalogue.touches import touched_condition
+from core.catalogue.touches import touched_condition, touched_ids
 from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.session.entry import Entry
@@ -162,7 +162,7 @@ def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, 
             condition, values = touched_condition(touched)
         except InvalidRequestError as err:
             raise QueryError(str(err)) from err
-        where.append(f"d.file_id IN (SELECT t.file_id FROM touches t WHERE {condition})")
+        where.append(f"d.file_id IN (SELECT t.file_id FROM touches t WHERE {touched_ids(condition)})")
         params += values
     roots = filters.get("roots")
     if roots is not None:

@@ -1,13 +1,13 @@
 """The files each session's tools touched, in the catalogue: its ``touches`` rows and the queries over them.
 
 One row per file an entry touched and how (:mod:`core.kinds.touches`: read, edit, write, run, search),
-made by :mod:`core.catalogue.touch_rows` for a whole read and an append alike. ``path`` is the file
-resolved against the session's project folder; ``rel`` is it relative to that folder (``/`` between
-names) when it lies inside, else NULL. A question names a file or a folder: absolute, it is compared
-with ``path``; relative, with ``rel``, so ``src/auth/`` finds the sessions of every project that touched
-a file under its own ``src/auth``. Both columns are indexed; a folder is a range of the index
-(everything from ``folder/`` up to ``folder0``, ``0`` being the character after ``/``), so no ``LIKE``
-and its wildcards are involved.
+made by :mod:`core.catalogue.touch_rows` for a whole read and an append alike; each file is a row of
+``touched_paths`` once: ``path`` is the file resolved against the session's project folder, ``rel`` it
+relative to that folder (``/`` between names) when it lies inside, else ``''``. A question names a file
+or a folder: absolute, it is compared with ``path``; relative, with ``rel``, so ``src/auth/`` finds the
+sessions of every project that touched a file under its own ``src/auth``. Both columns are indexed; a
+folder is a range of the index (everything from ``folder/`` up to ``folder0``, ``0`` being the character
+after ``/``), so no ``LIKE`` and its wildcards are involved.
 """
 
 from __future__ import annotations
@@ -23,11 +23,17 @@ from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.kinds.touches import Touch, TouchedFile, touched_files, windows_style
 
-__all__ = ["SessionTouches", "session_paths_touching", "sessions_touching", "touched_condition"]
+__all__ = [
+    "SessionTouches",
+    "session_paths_touching",
+    "sessions_touching",
+    "touched_condition",
+    "touched_ids",
+]
 
 
-def touched_condition(path: str, alias: str = "t") -> tuple[str, list[object]]:
-    """The SQL condition over ``touches`` (as ``alias``) for touches of the file or folder ``path``.
+def touched_condition(path: str, alias: str = "p") -> tuple[str, list[object]]:
+    """The SQL condition over ``touched_paths`` (as ``alias``) for the file or folder ``path``.
 
     ``path`` is absolute (``/``, ``~``, a drive letter), compared with the resolved paths, or relative,
     compared with the paths relative to each session's project folder. A folder and everything below it
@@ -46,7 +52,7 @@ def touched_condition(path: str, alias: str = "t") -> tuple[str, list[object]]:
     else:
         column, value, sep = f"{alias}.rel", posixpath.normpath(text.replace("\\", "/")), "/"
         if value == ".":
-            return f"{column} IS NOT NULL", []  # anything inside the project
+            return f"{column} != ''", []  # anything inside the project
         if value.startswith("../"):
             raise InvalidRequestError(
                 f"{path} leaves the project folder; give it as an absolute path instead."
@@ -54,6 +60,11 @@ def touched_condition(path: str, alias: str = "t") -> tuple[str, list[object]]:
     below = value if value.endswith(sep) else value + sep
     upper = below[:-1] + chr(ord(sep) + 1)
     return f"({column} = ? OR ({column} >= ? AND {column} < ?))", [value, below, upper]
+
+
+def touched_ids(where: str) -> str:
+    """The condition over ``touches`` (as ``t``) for a :func:`touched_condition` over ``touched_paths``."""
+    return f"t.path_id IN (SELECT p.id FROM touched_paths p WHERE {where})"
 
 
 @dataclass(frozen=True)
@@ -108,8 +119,9 @@ def sessions_touching(
         chunk = ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
         for file_id, entry_id, touched, how in conn.execute(
-            f"SELECT t.file_id, t.entry_id, t.path, t.how FROM touches t WHERE t.file_id IN ({marks})"
-            f" AND {where} ORDER BY t.file_id, t.line, t.seq",
+            "SELECT t.file_id, t.entry_id, p.path, t.how FROM touches t"
+            f" JOIN touched_paths p ON p.id = t.path_id WHERE t.file_id IN ({marks}) AND {where}"
+            " ORDER BY t.file_id, t.line, t.seq",
             [*chunk, *params],
         ):
             touches[file_id].append((entry_id, Touch(touched, how)))
@@ -143,7 +155,8 @@ def _sessions_with(
     """``(file id, path, session id, name, cwd, modified)`` of the sessions with a touch ``where`` holds."""
     rows: list[tuple[int, str, object, object, str | None, object]] = conn.execute(
         "SELECT f.id, f.path, f.session_id, f.name, f.cwd, f.modified_ms FROM files f"
-        f" WHERE f.header IS NOT NULL AND f.id IN (SELECT t.file_id FROM touches t WHERE {where})"
+        " WHERE f.header IS NOT NULL"
+        f" AND f.id IN (SELECT t.file_id FROM touches t WHERE {touched_ids(where)})"
         " ORDER BY f.modified_ms DESC, f.path",
         params,
     ).fetchall()

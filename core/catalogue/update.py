@@ -325,6 +325,12 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     """
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
+    # Its files no other session touched leave too: nothing of a trashed session stays behind.
+    conn.execute(
+        "DELETE FROM touched_paths WHERE id IN (SELECT path_id FROM touches WHERE file_id = ?1)"
+        " AND NOT EXISTS (SELECT 1 FROM touches t WHERE t.path_id = touched_paths.id AND t.file_id != ?1)",
+        (file_id,),
+    )
     conn.execute("DELETE FROM touches WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
     delete_groups(conn, file_id)
@@ -342,11 +348,25 @@ def insert_overrides(conn: sqlite3.Connection, file_id: int, rows: list[Override
 
 
 def insert_touches(conn: sqlite3.Connection, file_id: int, rows: list[TouchRow]) -> None:
-    """Insert a file's ``touches`` rows (:mod:`core.catalogue.touches`)."""
-    if rows:
-        insert_rows(
-            conn, "INSERT OR REPLACE INTO touches VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *r) for r in rows]
-        )
+    """Insert a file's ``touches`` rows, each file once in ``touched_paths`` (:mod:`.touches`)."""
+    if not rows:
+        return
+    ids: dict[tuple[str, str], int] = {}
+    for _line, _seq, _entry, path, rel, _how in rows:
+        key = (clean_text(path), clean_text(rel or ""))
+        if key not in ids:
+            conn.execute("INSERT OR IGNORE INTO touched_paths(path, rel) VALUES (?, ?)", key)
+            ids[key] = conn.execute(
+                "SELECT id FROM touched_paths WHERE path = ? AND rel = ?", key
+            ).fetchone()[0]
+    insert_rows(
+        conn,
+        "INSERT OR REPLACE INTO touches VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (file_id, line, seq, entry_id, ids[clean_text(path), clean_text(rel or "")], how)
+            for line, seq, entry_id, path, rel, how in rows
+        ],
+    )
 
 
 def insert_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:

@@ -48,8 +48,9 @@ def _rows(cat: Catalogue, path: Path) -> list[tuple]:
     conn = sqlite3.connect(cat.path)
     try:
         return conn.execute(
-            "SELECT t.line, t.seq, t.entry_id, t.path, t.rel, t.how FROM touches t JOIN files f"
-            " ON f.id = t.file_id WHERE f.path = ? ORDER BY t.line, t.seq",
+            "SELECT t.line, t.seq, t.entry_id, p.path, nullif(p.rel, ''), t.how FROM touches t"
+            " JOIN files f ON f.id = t.file_id JOIN touched_paths p ON p.id = t.path_id"
+            " WHERE f.path = ? ORDER BY t.line, t.seq",
             (str(path),),
         ).fetchall()
     finally:
@@ -178,6 +179,10 @@ def test_a_file_leaving_the_catalogue_takes_its_touches_along(cat: Catalogue, de
     try:
         orphans = conn.execute("SELECT count(*) FROM touches WHERE file_id NOT IN (SELECT id FROM files)")
         assert orphans.fetchone()[0] == 0
+        unheld = conn.execute("SELECT path FROM touched_paths WHERE id NOT IN (SELECT path_id FROM touches)")
+        assert unheld.fetchall() == []  # redis.ts only that session touched: its path left too
+        paths = {p for (p,) in conn.execute("SELECT path FROM touched_paths")}
+        assert "/home/dev/acme-webapp/src/server/cache/lru.ts" in paths  # another session touched it
     finally:
         conn.close()
 
