@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QPoint, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QTabWidget, QWidget
 
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
@@ -29,12 +29,14 @@ from gui.controllers.files import FileController, dropped_paths
 from gui.controllers.help import HelpController
 from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
+from gui.controllers.touched import TouchedFilesController
 from gui.controllers.transcript import TranscriptController
 from gui.controllers.usage import UsageController
 from gui.controllers.view import ViewController
 from gui.scheduling import Scheduler
 from gui.settings import app_settings, read_preferences
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
+from gui.widgets.files_pane import FilesPane
 from gui.widgets.panes import BranchTreePane, SessionListPane, TranscriptPane
 from gui.widgets.search_panel import SearchPanel
 from gui.workers import TaskRunner
@@ -133,6 +135,9 @@ class MainWindow(QMainWindow):
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
         self.resume = ResumeController(context, actions, set_roots=self.set_roots)
+        self.touched = TouchedFilesController(
+            context, self.files_pane, self.proxy, catalogue_dir=catalogue_dir
+        )
         self.usage = UsageController(
             context,
             actions,
@@ -162,6 +167,12 @@ class MainWindow(QMainWindow):
     def _build_layout(self) -> None:
         self.list_pane = SessionListPane()
         self.tree_pane = BranchTreePane()
+        self.files_pane = FilesPane()  # the open session's files touched, a tab beside the tree
+        self.session_tabs = QTabWidget()
+        self.session_tabs.setDocumentMode(True)
+        self.session_tabs.addTab(self.tree_pane, "Tree")
+        self.session_tabs.addTab(self.files_pane, "Files")
+        self.session_tabs.setTabToolTip(1, "The files this session's tools read, edited, wrote or ran on")
         self.message_pane = TranscriptPane()
         self.search_panel = SearchPanel()
         # The views and models the tests and the benchmarks reach for, under their usual names.
@@ -187,7 +198,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for index, (pane, stretch) in enumerate(
             # A wider or narrower window changes the tree and the transcript; the list keeps its width.
-            ((self.left_splitter, 0), (self.tree_pane, 1), (self.message_pane, 3))
+            ((self.left_splitter, 0), (self.session_tabs, 1), (self.message_pane, 3))
         ):
             self.splitter.addWidget(pane)
             self.splitter.setStretchFactor(index, stretch)
@@ -240,7 +251,7 @@ class MainWindow(QMainWindow):
         self.tree_toggle = actions.add_toggle(
             "view.branch_tree",
             "&Branch Tree",
-            self.tree_pane.setVisible,
+            self.session_tabs.setVisible,
             checked=True,
             shortcut="Ctrl+Shift+2",
             menu="View",
@@ -251,11 +262,18 @@ class MainWindow(QMainWindow):
                 ("view.focus_list", "Go to the Session List", self.focus_list),
                 ("view.focus_tree", "Go to the Branch Tree", self.focus_tree),
                 ("view.focus_transcript", "Go to the Transcript", self.focus_transcript),
+                ("view.focus_files", "Go to the Files Touched", self.focus_files),
             ),
             start=1,
         ):
             actions.add(name, text, focus, shortcut=f"Ctrl+{number}", menu="View", section="focus")
-        panes: list[QWidget] = [self.list_pane, self.tree_pane, self.message_pane, self.search_panel]
+        panes: list[QWidget] = [
+            self.list_pane,
+            self.tree_pane,
+            self.files_pane,
+            self.message_pane,
+            self.search_panel,
+        ]
         self.view = ViewController(
             self.context,
             actions,
@@ -291,10 +309,12 @@ class MainWindow(QMainWindow):
         catalogue.roots_changed.connect(self._on_roots_changed)
         catalogue.refresh_finished.connect(self._after_refresh)
         catalogue.refresh_finished.connect(self.usage.catalogue_refreshed)
+        catalogue.refresh_finished.connect(self.touched.catalogue_refreshed)
         catalogue.roots_changed.connect(self.usage.roots_changed)
         messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
         self.diagnostics_panel.entry_requested.connect(opened.reveal_entry)
+        self.files_pane.sessions_requested.connect(lambda path: self.filter_edit.setText(f'touched:"{path}"'))
         messages.entry_requested.connect(opened.reveal_entry)
         messages.follow_requested.connect(opened.reveal_entry)
         messages.reading_entry.connect(opened.mark_reading)
@@ -379,7 +399,14 @@ class MainWindow(QMainWindow):
     def focus_tree(self) -> None:
         """Ctrl+2: the keyboard focus in the branch tree (shown again if it was hidden)."""
         self.tree_toggle.setChecked(True)
+        self.session_tabs.setCurrentWidget(self.tree_pane)
         self.tree.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_files(self) -> None:
+        """Ctrl+4: the Files tab beside the tree (shown again if hidden), the keyboard in its list."""
+        self.tree_toggle.setChecked(True)
+        self.session_tabs.setCurrentWidget(self.files_pane)
+        self.files_pane.view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_transcript(self) -> None:
         """Ctrl+3: the keyboard focus in the transcript."""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from core.catalogue.catalogue import Catalogue, default_catalogue_dir
     from core.catalogue.schema import CatalogueError
     from core.catalogue.search import Hit, QueryError, SearchFilters
+    from core.catalogue.touches import SessionTouches
     from core.catalogue.update import RefreshStats
 
 # name(s) -> the module that defines them, imported on first use (see core.lazy)
@@ -26,6 +27,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "core.catalogue.catalogue": "Catalogue default_catalogue_dir",
         "core.catalogue.schema": "CatalogueError",
         "core.catalogue.search": "Hit QueryError SearchFilters",
+        "core.catalogue.touches": "SessionTouches",
         "core.catalogue.update": "RefreshStats",
     },
 )

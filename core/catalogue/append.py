@@ -21,7 +21,8 @@ import orjson
 from core.catalogue.reading import StoredNote, entry_rows, guards, json_text, walk_up
 from core.catalogue.schema import KnownFile
 from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
-from core.catalogue.update import Batch, insert_entries, insert_overrides
+from core.catalogue.touch_rows import TouchCollector
+from core.catalogue.update import Batch, insert_entries, insert_overrides, insert_touches
 from core.catalogue.usage_rows import (
     file_totals,
     insert_usage,
@@ -69,7 +70,7 @@ _SELECT_STORED = f"SELECT {', '.join(_Stored._fields)} FROM files WHERE id = ?"
 def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> None:
     """Read only what was appended to one file since the last pass, and update its summary."""
     file_id = row.id
-    part, docs, collector = _read_appended(path, row)
+    part, docs, collector, touched = _read_appended(path, row)
     head, tail = guards(path, part.size)
     with batch.file() as conn:
         found = conn.execute(_SELECT_STORED, (file_id,)).fetchone()
@@ -81,6 +82,8 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         # Usually the new leaf continues from the old one: the path grows by appended entries.
         grown = _appended_path(part.entries, leaf, old.leaf_id)
         _insert_appended(conn, batch, file_id, part, docs, collector, grown or frozenset())
+        cwd = conn.execute("SELECT cwd FROM files WHERE id = ?", (file_id,)).fetchone()[0]
+        insert_touches(conn, file_id, touched.rows(cwd))  # the appended entries' files, as a whole read's
         scan = None
         if not tree_notes:
             scan = _scan_append(conn, file_id, part, old, leaf)
@@ -94,20 +97,24 @@ def append_file(batch: Batch, path: str, st: os.stat_result, row: KnownFile) -> 
         regroup(conn, file_id)
 
 
-def _read_appended(path: str, row: KnownFile) -> tuple[Session, dict[int, Doc], UsageCollector]:
-    """The entries appended since ``row`` was stored, read with their search texts (by line) and usage."""
+def _read_appended(
+    path: str, row: KnownFile
+) -> tuple[Session, dict[int, Doc], UsageCollector, TouchCollector]:
+    """The entries appended since ``row`` was stored, with their texts (by line), usage and files touched."""
     docs: dict[int, Doc] = {}
     collector = UsageCollector()
+    touched = TouchCollector()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
         doc = entry_doc(entry, obj)
         if doc is not None:
             docs[entry.line] = doc
         collector.add(entry, obj)
+        touched.add(entry, obj)
 
     header = orjson.loads(row.header or "{}")
     part = Session.resume(path, header, row.read_end, row.line_no, observer=observe, previous_id=row.leaf_id)
-    return part, docs, collector
+    return part, docs, collector, touched
 
 
 def _stored_notes(diagnostics: str) -> tuple[list[StoredNote], list[StoredNote]]:

@@ -35,6 +35,7 @@ from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import Part, WholeRead, read_whole
 from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors, transaction
 from core.catalogue.search import Hit, SearchFilters, search_entries
+from core.catalogue.touches import SessionTouches, session_paths_touching, sessions_touching
 from core.catalogue.update import Batch as _Batch
 from core.catalogue.update import (
     MissingText,
@@ -373,7 +374,8 @@ class Catalogue:
         the hits: project folder (``cwd``, its sub-folders included), entry date range
         (``since``/``until``, ``YYYY-MM-DD`` or ISO; both inclusive, a date meaning the whole day),
         message ``role``, ``tool`` name (exact), ``model`` (a substring of ``provider/model``, any case),
-        sessions with a name only (``named_only``); at most ``limit`` hits (default 50).
+        sessions with a name only (``named_only``), sessions that touched a file or folder (``touched``);
+        at most ``limit`` hits (default 50).
 
         Hits are ranked by bm25, newest first on ties.
 
@@ -383,6 +385,18 @@ class Catalogue:
             CatalogueError: the catalogue cannot be read.
         """
         return search_entries(self._connect(), query, filters)
+
+    def touched(
+        self, path: str, roots: Iterable[str | os.PathLike[str]] | None = None, limit: int | None = None
+    ) -> list[SessionTouches]:
+        """The sessions (under ``roots``) that touched the file or folder ``path``: see :mod:`.touches`."""
+        with sqlite_errors("read"):
+            return sessions_touching(self._connect(), path, None if roots is None else list(roots), limit)
+
+    def touched_paths(self, path: str) -> list[str]:
+        """The paths of the sessions that touched the file or folder ``path``, newest first."""
+        with sqlite_errors("read"):
+            return session_paths_touching(self._connect(), path)
 
 
 def _write_taken(

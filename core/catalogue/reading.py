@@ -19,6 +19,7 @@ import orjson
 
 from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
 from core.catalogue.summary import summarize
+from core.catalogue.touch_rows import TouchCollector, TouchRow
 from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
@@ -191,6 +192,7 @@ class WholeRead:
         usage: the ``usage`` rows (:mod:`core.catalogue.usage_rows`).
         path_lines: ``(first, last)`` runs of lines handed over in parts whose entries lie on the path
             to the leaf (their ``on_path`` is to be set); empty when nothing was handed over in parts.
+        touches: the ``touches`` rows of every entry (:mod:`core.catalogue.touch_rows`), parts included.
     """
 
     path: str
@@ -201,6 +203,7 @@ class WholeRead:
     texts: dict[int, str]
     usage: list[UsageDbRow]
     path_lines: list[tuple[int, int]]
+    touches: list[TouchRow]
 
 
 # Characters of searchable text gathered before a read hands them over as a Part: enough that an
@@ -250,6 +253,7 @@ def read_whole(
     gathered = 0  # characters of text in docs
     handed_up_to = 0  # the last line handed over in a part
     collector = UsageCollector()
+    touched = TouchCollector()
     limit = part_text()
 
     def observe(entry: Entry, obj: JsonObject) -> None:
@@ -260,6 +264,7 @@ def read_whole(
             docs[entry.line] = doc
             gathered += len(doc.text)
         collector.add(entry, obj)
+        touched.add(entry, obj)
         if on_part is not None and gathered >= limit:
             rows, texts = entry_rows(pending, docs, frozenset())
             on_part(Part(path, rows, _unhanded(texts, handed), entry.offset + entry.length))
@@ -326,6 +331,7 @@ def read_whole(
         texts,
         usage_db_rows(usage + collector.attributions, on_path),
         path_lines,
+        touched.rows(summary.cwd),
     )
 
 

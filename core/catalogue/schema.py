@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 8  # 8: no base64 data URI payloads in the index (issue 18); a stale file is rebuilt
+SCHEMA_VERSION = 9  # 9: the files each session touched (touches, issue 28); a stale file is rebuilt
 TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
@@ -77,6 +77,19 @@ _SCHEMA = (
         PRIMARY KEY(grain, file_id, bucket, model, on_path)
     ) WITHOUT ROWID""",
     "CREATE INDEX usage_groups_bucket ON usage_groups(grain, bucket)",
+    # The files each entry's tools touched (core.catalogue.touches), how: read, edit, write, run or search.
+    # A file once in touched_paths: path resolved against the session's project folder, rel relative to it
+    # ('' outside it); a few hundred distinct files stand for tens of thousands of touches.
+    """CREATE TABLE touched_paths(
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL, rel TEXT NOT NULL, UNIQUE(path, rel)
+    )""",
+    "CREATE INDEX touched_paths_rel ON touched_paths(rel) WHERE rel != ''",
+    """CREATE TABLE touches(
+        file_id INTEGER NOT NULL, line INTEGER NOT NULL, seq INTEGER NOT NULL, entry_id TEXT NOT NULL,
+        path_id INTEGER NOT NULL, how TEXT NOT NULL,
+        PRIMARY KEY(file_id, line, seq)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX touches_path ON touches(path_id)",
     "CREATE TABLE usage_lineage(file_id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
     # What reports and lineage need of each session, narrow: the files rows hold 8 KB of guard bytes
     # before these columns, which a scan of 2,000 files would read.
@@ -174,6 +187,8 @@ def _open_checked(path: Path) -> sqlite3.Connection:
         conn.execute("SELECT line, ts_ms, total, on_path, copied FROM usage LIMIT 1").fetchall()
         conn.execute("SELECT grain, bucket, first FROM usage_groups LIMIT 1").fetchall()
         conn.execute("SELECT fingerprint FROM usage_lineage LIMIT 1").fetchall()
+        conn.execute("SELECT line, seq, entry_id, path_id, how FROM touches LIMIT 1").fetchall()
+        conn.execute("SELECT id, path, rel FROM touched_paths LIMIT 1").fetchall()
         conn.execute("SELECT path, title, read_end FROM usage_sessions LIMIT 1").fetchall()
         conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
     except BaseException:

@@ -19,6 +19,7 @@ from core.catalogue.query import invalid_query, to_fts
 from core.catalogue.schema import CatalogueError, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
+from core.catalogue.touches import touched_condition, touched_ids
 from core.catalogue.update import roots_reach, within
 from core.errors import InvalidRequestError
 from core.session.entry import Entry
@@ -79,6 +80,8 @@ class SearchFilters(TypedDict, total=False):
         tool: only entries calling or answering this tool (its exact name).
         model: only assistant messages whose ``provider/model`` holds this, in any case.
         named_only: only sessions that have a name.
+        touched: only sessions whose tools touched this file or folder (absolute, or relative to each
+            session's project folder; :func:`core.catalogue.touches.touched_condition`).
         roots: only sessions a refresh of these folders finds (as ``list ROOT...`` does); a file reached
             through two of them gives its hits once.
         limit: at most this many hits (default 50).
@@ -91,6 +94,7 @@ class SearchFilters(TypedDict, total=False):
     tool: str | None
     model: str | None
     named_only: bool
+    touched: str | None
     roots: Sequence[str | os.PathLike[str]] | None
     limit: int
 
@@ -152,6 +156,14 @@ def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, 
         params.append(model)
     if filters.get("named_only", False):
         where.append("f.name IS NOT NULL")
+    touched = filters.get("touched")
+    if touched is not None:
+        try:
+            condition, values = touched_condition(touched)
+        except InvalidRequestError as err:
+            raise QueryError(str(err)) from err
+        where.append(f"d.file_id IN (SELECT t.file_id FROM touches t WHERE {touched_ids(condition)})")
+        params += values
     roots = filters.get("roots")
     if roots is not None:
         reach = roots_reach(roots)

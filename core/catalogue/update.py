@@ -29,6 +29,7 @@ from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, Part, WholeRead, guards
 from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
 from core.catalogue.search_text import clean_text
+from core.catalogue.touch_rows import TouchRow
 from core.catalogue.usage_rows import delete_groups, insert_usage, regroup
 from core.session.discovery import stat_session_files
 
@@ -290,6 +291,7 @@ class WholeWriter:
         )
         insert_overrides(conn, file_id, read.overrides)
         insert_usage(conn, file_id, read.usage)
+        insert_touches(conn, file_id, read.touches)
         assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
         conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
         regroup(conn, file_id)
@@ -323,6 +325,13 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     """
     conn.execute("DELETE FROM entries WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM overrides WHERE file_id = ?", (file_id,))
+    # Its files no other session touched leave too: nothing of a trashed session stays behind.
+    conn.execute(
+        "DELETE FROM touched_paths WHERE id IN (SELECT path_id FROM touches WHERE file_id = ?1)"
+        " AND NOT EXISTS (SELECT 1 FROM touches t WHERE t.path_id = touched_paths.id AND t.file_id != ?1)",
+        (file_id,),
+    )
+    conn.execute("DELETE FROM touches WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
     delete_groups(conn, file_id)
     conn.execute("DELETE FROM usage_lineage WHERE file_id = ?", (file_id,))
@@ -336,6 +345,28 @@ def insert_overrides(conn: sqlite3.Connection, file_id: int, rows: list[Override
         insert_rows(
             conn, "INSERT OR REPLACE INTO overrides VALUES (?, ?, ?, ?)", [(file_id, *r) for r in rows]
         )
+
+
+def insert_touches(conn: sqlite3.Connection, file_id: int, rows: list[TouchRow]) -> None:
+    """Insert a file's ``touches`` rows, each file once in ``touched_paths`` (:mod:`.touches`)."""
+    if not rows:
+        return
+    ids: dict[tuple[str, str], int] = {}
+    for _line, _seq, _entry, path, rel, _how in rows:
+        key = (clean_text(path), clean_text(rel or ""))
+        if key not in ids:
+            conn.execute("INSERT OR IGNORE INTO touched_paths(path, rel) VALUES (?, ?)", key)
+            ids[key] = conn.execute(
+                "SELECT id FROM touched_paths WHERE path = ? AND rel = ?", key
+            ).fetchone()[0]
+    insert_rows(
+        conn,
+        "INSERT OR REPLACE INTO touches VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (file_id, line, seq, entry_id, ids[clean_text(path), clean_text(rel or "")], how)
+            for line, seq, entry_id, path, rel, how in rows
+        ],
+    )
 
 
 def insert_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple[object, ...]]) -> None:

@@ -37,8 +37,9 @@ COMMANDS = {
     "export": "export",
     "diff": "diff",
     "usage": "usage",
+    "files": "files",
 }
-_MODULES = ("reading", "edit", "export", "diff", "usage")  # the order of the commands in --help
+_MODULES = ("reading", "files", "edit", "export", "diff", "usage")  # the order of the commands in --help
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -21,7 +21,7 @@ from core.session import Session, load_session
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.catalogue import Catalogue
+    from core.catalogue import Catalogue, SessionTouches
     from core.session import SessionSummary
     from core.session.context import DefaultLeaf
 
@@ -43,7 +43,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_index)
 
     p = sub.add_parser("search", help="full-text search over every catalogued session")
-    p.add_argument("query", help='text as written, "exact phrases", prefix*, AND / OR / NOT')
+    p.add_argument(
+        "query",
+        nargs="?",
+        help='text as written, "exact phrases", prefix*, AND / OR / NOT (optional with --touched)',
+    )
     p.add_argument(
         "roots",
         nargs="*",
@@ -58,6 +62,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--tool", help="only entries calling or answering this tool")
     p.add_argument("--model", help="only assistant messages of this model (substring)")
     p.add_argument("--named", action="store_true", help="only sessions that have a name")
+    p.add_argument(
+        "--touched",
+        metavar="PATH",
+        help="only sessions whose tools touched this file or folder (absolute, or relative to their project);"
+        " without a query, list those sessions and the files",
+    )
     p.add_argument("--limit", type=int, default=50, help="at most this many hits (default 50)")
     p.add_argument("--json", action="store_true", help="print {query, count, hits} as JSON")
     _catalogue_options(p)
@@ -219,12 +229,19 @@ def _index(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     args.roots = [*(args.roots or []), *(args.more_roots or [])]  # --root ROOT: the old spelling
+    if args.touched is not None and args.query is not None and os.path.exists(args.query):
+        args.roots.insert(0, args.query)  # search --touched src/ ~/sessions: a folder to search, not words
+        args.query = None
+    if args.query is None and args.touched is None:
+        raise PrimeSessionsError("The search is empty; type one or more words (or give --touched PATH).")
     roots = _roots(args)
     catalogue = _open_catalogue(args)
     try:
         if not args.no_refresh:
             for problem in catalogue.refresh(roots).errors:
                 print(f"{PROG}: {problem}", file=sys.stderr)
+        if args.query is None:
+            return _touched(args, catalogue.touched(args.touched, roots, max(1, args.limit)))
         hits = catalogue.search(
             args.query,
             roots=roots,
@@ -235,6 +252,7 @@ def _search(args: argparse.Namespace) -> int:
             tool=args.tool,
             model=args.model,
             named_only=args.named,
+            touched=args.touched,
             limit=args.limit,
         )
     finally:
@@ -251,6 +269,27 @@ def _search(args: argparse.Namespace) -> int:
         out(f"{local_time(hit.timestamp)}  {title}  {hit.entryId}  {hit.role}{branch}")
         out(f"    {hit.snippet}")
         out(f"    {hit.path}")
+    return 0
+
+
+def _touched(args: argparse.Namespace, sessions: list[SessionTouches]) -> int:
+    """``search --touched PATH`` without a query: the sessions that touched it, and its files they touched."""
+    from core.kinds.touches import touch_words
+    from core.timefmt import iso_from_ms
+
+    if args.json:
+        found = [s.to_json() for s in sessions]
+        emit_json({"touched": args.touched, "count": len(sessions), "sessions": found})
+        return 0
+    if not sessions:
+        out(f"No session touched {args.touched}.")
+        return 0
+    for session in sessions:
+        title = session.name or (session.session_id or "")[:8]
+        out(f"{local_time(iso_from_ms(session.modified_ms))}  {title}  [{session.cwd}]")
+        for file in session.files:
+            out(f"    {touch_words(file.counts)}  {file.shown}")
+        out(f"    {session.path}")
     return 0
 
 

@@ -43,6 +43,7 @@ from core.diff.types import (
 from core.errors import InvalidRequestError
 from core.formatting import title
 from core.kinds import kind_of
+from core.kinds.touches import CHANGES
 from core.session import Entry
 from core.session.lineage import file_name_ids, recorded_name_keys
 from core.session.session import Session
@@ -56,7 +57,6 @@ __all__ = [
     "resolve_parent_session",
 ]
 
-EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "edit_file", "write_file", "create_file"})
 COMMON_TAIL = 3  # messages of the common part kept for display (the rest is only counted)
 
 
@@ -304,8 +304,9 @@ def _summarise(
     for message in messages:
         calls += len(message.calls)
         for call in message.calls:
-            if call.path and call.name.lower() in EDIT_TOOLS:
-                files[call.path] = None
+            for touch in call.touches:  # the files the catalogue and the Files view list, changed ones
+                if touch.how in CHANGES:
+                    files[touch.path] = None
         if message.is_reply:
             if message.model:
                 models[message.model] = None

@@ -37,6 +37,6 @@ def summary_fields() -> list[tuple[str, Callable[[SideSummary], str]]]:
         ("cost", lambda s: total_cost(s.cost)),
         ("duration", lambda s: duration(s.duration_ms)),
         ("models", lambda s: ", ".join(s.models) or "-"),
-        ("files touched", files),
+        ("files changed", files),  # edited or written (core.kinds.touches.CHANGES)
         ("ended", ended),
     ]

@@ -111,7 +111,8 @@ class SideSummary:
         tokens, cost: assistant usage summed.
         duration_ms: from the common ancestor (or the side's first entry) to its last entry; None
             when the timestamps do not tell.
-        files_touched: paths named by edit and write tool calls, in order of first use.
+        files_touched: the files its tool calls changed (edited or wrote, :mod:`core.kinds.touches`: the
+            edit and write tools, a command's ``> file``, ``sed -i``...), as written, in order of first use.
         models: ``provider/model`` of its assistant messages, in order of first use.
         ended: how it ended: the last assistant message's ``stopReason`` (``stop``, ``toolUse``,
             ``length``, ``error``, ``aborted``), or ``None`` when the side has no assistant message.

@@ -16,6 +16,7 @@ from core.kinds.derived import DiffMessage, SearchWords
 from core.kinds.document import Card, ToolCall
 from core.kinds.kind import NO_TOOLS_MODE, TOOLS, Kind
 from core.kinds.tools import call_blocks, call_words, diff_call, result_blocks, tool_head
+from core.kinds.touches import Touch, call_touches
 from core.session.content import as_dict, as_text, joined_text, message_text
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class ToolCallEntryKind(Kind):
     family = "tool"
     export_part = TOOLS
     in_diff = True
+    touches_files = True
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``read README.md``."""
@@ -45,6 +47,10 @@ class ToolCallEntryKind(Kind):
         """The tool's name and its arguments."""
         name = as_text(body.get("name"))
         return SearchWords([name, call_words(body.get("arguments"))], self.name, name, "", message_ms(body))
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files the call names (:func:`core.kinds.touches.call_touches`)."""
+        return call_touches(body.get("name"), body.get("arguments"))
 
     def diff_record(self, entry: Entry, body: Body, usage_override: dict[str, object] | None) -> DiffMessage:
         """The call, as an assistant message's calls are compared."""

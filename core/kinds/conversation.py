@@ -38,6 +38,7 @@ from core.kinds.document import (
 from core.kinds.kind import Kind
 from core.kinds.notes import note_blocks
 from core.kinds.tools import call_words, diff_call, tool_call
+from core.kinds.touches import Touch, call_touches
 from core.kinds.wording import GENERIC_MARK, assistant_facts, stop_note, system_facts, usage_text
 from core.session.content import (
     as_dict,
@@ -168,6 +169,7 @@ class AssistantKind(Kind):
     turn = True
     in_diff = True
     has_usage = True
+    touches_files = True
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``assistant: text → read path; bash cmd`` (or why it has no text: aborted, thinking...)."""
@@ -222,6 +224,15 @@ class AssistantKind(Kind):
         if type(error) is str:
             parts.append(error)
         return SearchWords(parts, ASSISTANT, " ".join(names), _model_name(message) or "", message_ms(message))
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files its tool calls name, call by call (:func:`core.kinds.touches.call_touches`)."""
+        content = message_of(body).get("content")
+        touches: list[Touch] = []
+        for block in content if type(content) is list else ():
+            if type(block) is dict and block.get("type") == TOOL_CALL_BLOCK:
+                touches += call_touches(block.get("name"), block.get("arguments"))
+        return touches
 
     def diff_record(self, entry: Entry, body: Body, usage_override: dict[str, object] | None) -> DiffMessage:
         """Text, tool calls (arguments as ``key: value`` lines), model, how it stopped, what it cost."""

@@ -8,9 +8,12 @@ diff, which sit above the kinds: the catalogue indexes :class:`SearchWords`, a b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from core.session.vocabulary import ASSISTANT, BASH_EXECUTION, STOP_ABORTED, STOP_ERROR, TOOL_RESULT
+
+if TYPE_CHECKING:
+    from core.kinds.touches import Touch
 
 __all__ = ["DiffMessage", "SearchWords", "ToolCall"]
 
@@ -40,7 +43,8 @@ class ToolCall:
 
     name: str
     arguments: str
-    path: str | None = None  # the file it names, for edit and write tools
+    path: str | None = None  # the file its path argument names
+    touches: tuple[Touch, ...] = ()  # every file it names, and how (core.kinds.touches.call_touches)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from core.kinds.notes import EntryNotes
     from core.kinds.pairing import Results
+    from core.kinds.touches import Touch
     from core.session import Entry
     from core.session.content import Body
     from core.session.usage import UsageSource
@@ -62,6 +63,7 @@ class Kind:
         usage_in_body: the usage it records is only in its body (the index keeps an assistant's).
         attributes_usage: it gives a child run's usage to another entry (Prime Agent's attribution).
         shown_under_call: it answers a tool call and is shown under it (a tool result).
+        touches_files: its entries may name files a tool read, edited, wrote or ran on (:meth:`touches`).
         known: False only for the generic kinds of entries nobody declared.
     """
 
@@ -81,6 +83,7 @@ class Kind:
     usage_in_body: ClassVar[bool] = False
     attributes_usage: ClassVar[bool] = False
     shown_under_call: ClassVar[bool] = False
+    touches_files: ClassVar[bool] = False
     known: ClassVar[bool] = True
 
     def __repr__(self) -> str:
@@ -113,6 +116,13 @@ class Kind:
     def usage_source(self, body: Mapping[str, object]) -> UsageSource | None:
         """Where the entry records usage (see :mod:`core.session.usage`), None when it records none."""
         return None
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files the entry's tool calls or commands touched, in order (:mod:`core.kinds.touches`).
+
+        Only asked of kinds with :attr:`touches_files`.
+        """
+        return []
 
     def card(
         self,

@@ -37,6 +37,8 @@ from core.kinds.document import (
 )
 from core.kinds.kind import NO_TOOLS_MODE, TOOLS, Kind
 from core.kinds.pairing import edits_as_diff
+from core.kinds.shell_paths import command_touches
+from core.kinds.touches import Touch, call_touches
 from core.kinds.wording import nested_call_lines, tool_run_facts
 from core.session.content import (
     as_dict,
@@ -260,6 +262,16 @@ class ToolResultKind(Kind):
     shown_under_call = True
     has_usage = True
     usage_in_body = True
+    touches_files = True
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files of the calls the tool made to other tools (pi 1.6's ``nestedCalls``, when recorded)."""
+        calls = as_dict(message_of(body).get("nestedCalls")).get("calls")
+        touches: list[Touch] = []
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict):
+                touches += call_touches(call.get("name"), call.get("arguments"))
+        return touches
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``[read] the first words of the output`` (``[bash error] ...`` for a failure)."""
@@ -319,6 +331,14 @@ class BashExecutionKind(Kind):
     family = "bash"
     export_part = TOOLS
     in_diff = True
+    touches_files = True
+
+    def touches(self, entry: Entry, body: Body) -> list[Touch]:
+        """The files its command names as plain arguments (:func:`core.kinds.shell_paths.command_touches`)."""
+        command = message_of(body).get("command")
+        if not isinstance(command, str):
+            return []
+        return [Touch(path, how) for path, how in command_touches(command)]
 
     def preview(self, entry: Entry, body: Body, width: int = 100) -> str:
         """``bash make test (exit 2)``."""
@@ -407,7 +427,11 @@ def call_words(arguments: object) -> str:
 
 
 def diff_call(block: dict[str, object]) -> DiffToolCall:
-    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its path."""
+    """A tool call as a branch diff compares it: its name, arguments as ``key: value`` lines, its files.
+
+    The files are :func:`core.kinds.touches.call_touches`'s, the same the catalogue and the Files view
+    list.
+    """
     name = as_text(block.get("name")) or "tool"
     args = block.get("arguments")
     path = None
@@ -419,7 +443,7 @@ def diff_call(block: dict[str, object]) -> DiffToolCall:
                 break
     else:
         text = "" if args is None else _json(args)
-    return DiffToolCall(name, text, path)
+    return DiffToolCall(name, text, path, tuple(call_touches(block.get("name"), args)))
 
 
 def _flatten(args: dict[str, object]) -> list[tuple[str, str]]:

@@ -1,7 +1,14 @@
-"""Sorting and filtering of the session list (a ``QSortFilterProxyModel`` over ``SessionListModel``)."""
+"""Sorting and filtering of the session list (a ``QSortFilterProxyModel`` over ``SessionListModel``).
+
+Besides words, the filter text may hold ``touched: PATH`` (or ``touched:PATH``, ``touched:"a path"``): only
+sessions whose tools touched that file or folder. Which sessions those are is the catalogue's to say: the
+proxy asks (:attr:`SessionFilterProxy.touched_requested`) and hides every row until the answer comes
+(:meth:`SessionFilterProxy.set_touched_sessions`), since a model never reads files.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -14,7 +21,18 @@ from gui.models.session_list_model import SessionListModel
 if TYPE_CHECKING:
     from core.session import SessionSummary
 
-__all__ = ["SessionFilterProxy", "filter_words", "haystack", "matches"]
+__all__ = ["SessionFilterProxy", "filter_words", "haystack", "matches", "touched_terms"]
+
+_TOUCHED = re.compile(r'(?i)(?<!\S)touched:\s*(?:"([^"]*)"|(\S+))?')
+
+
+def touched_terms(text: str) -> tuple[tuple[str, ...], str]:
+    """The ``touched:`` paths of a filter text (as typed: paths keep their case), and the rest of it."""
+    terms = tuple(
+        (m.group(1) if m.group(1) is not None else m.group(2) or "").strip() for m in _TOUCHED.finditer(text)
+    )
+    return tuple(t for t in terms if t), _TOUCHED.sub(" ", text)
+
 
 # Qt 6.9 added beginFilterChange(); 6.10 added endFilterChange() and deprecated invalidateFilter().
 _HAS_BEGIN = hasattr(QSortFilterProxyModel, "beginFilterChange")
@@ -48,6 +66,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
     """
 
     filters_cleared = Signal()  # clear_filters() showed every row again: the controls say so too
+    touched_requested = Signal(object)  # tuple of touched: paths whose sessions are wanted (or () for none)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -55,6 +74,9 @@ class SessionFilterProxy(QSortFilterProxyModel):
         self._words: list[str] = []
         self._haystacks: dict[str, tuple[SessionSummary, str]] = {}  # path -> (summary, haystack)
         self._named_only = False
+        self._touched_terms: tuple[str, ...] = ()
+        self._asked: tuple[str, ...] = ()  # the terms last asked about
+        self._touched: frozenset[str] | None = None  # sessions (paths) the touched: terms allow; None: any
         self.setSortRole(Role.SORT)
         self.setDynamicSortFilter(True)
 
@@ -74,16 +96,37 @@ class SessionFilterProxy(QSortFilterProxyModel):
         return self._filter_text
 
     def set_filter_text(self, text: str) -> None:
-        """Keep rows where every whitespace-separated word (any case) is in title, project, id or models."""
+        """Keep rows where every whitespace-separated word (any case) is in title, project, id or models.
+
+        ``touched: PATH`` words keep the sessions that touched PATH, once the catalogue said which.
+        """
         if text == self._filter_text:
             return
-        words = filter_words(text)
-        if words == self._words:  # only spacing or case differences that do not change the result
-            self._filter_text = text
+        terms, rest = touched_terms(text)
+        words = filter_words(rest)
+        if words == self._words and terms == self._touched_terms:
+            self._filter_text = text  # only spacing or case differences that do not change the result
             return
         with self._filter_change():
             self._filter_text = text
             self._words = words
+            if terms != self._touched_terms:
+                self._touched_terms = terms
+                self._touched = frozenset() if terms else None  # nothing until the catalogue answers
+        if terms != self._asked:
+            self._asked = terms
+            self.touched_requested.emit(terms)
+
+    def touched_terms(self) -> tuple[str, ...]:
+        """The ``touched:`` paths of the filter text."""
+        return self._touched_terms
+
+    def set_touched_sessions(self, terms: tuple[str, ...], paths: frozenset[str]) -> None:
+        """The sessions (paths) that touched every one of ``terms``: shown if those are still the filter's."""
+        if terms != self._touched_terms or not terms or paths == self._touched:
+            return
+        with self._filter_change():
+            self._touched = frozenset(paths)
 
     def named_only(self) -> bool:
         """Whether only sessions with a name are shown."""
@@ -99,9 +142,13 @@ class SessionFilterProxy(QSortFilterProxyModel):
 
     def clear_filters(self) -> None:
         """Show every row again (no words, not only named ones): a row the user must see is not hidden."""
-        if self._words or self._named_only:
+        if self._words or self._named_only or self._touched_terms:
             with self._filter_change():
                 self._filter_text, self._words, self._named_only = "", [], False
+                self._touched_terms, self._touched = (), None
+        if self._asked:
+            self._asked = ()
+            self.touched_requested.emit(())
         self.filters_cleared.emit()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
@@ -116,7 +163,7 @@ class SessionFilterProxy(QSortFilterProxyModel):
         return self.data(index, Role.ITEM) if index.isValid() else None
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
-        if not self._words and not self._named_only:
+        if not self._words and not self._named_only and self._touched is None:
             return True  # every row, without a call back into Python per row (20,000 after each change)
         model = self.sourceModel()
         if isinstance(model, SessionListModel):  # straight to the row: no index and data() per row
@@ -126,6 +173,8 @@ class SessionFilterProxy(QSortFilterProxyModel):
         if summary is None:
             return False
         if self._named_only and not summary.name:
+            return False
+        if self._touched is not None and summary.path not in self._touched:
             return False
         if not self._words:
             return True

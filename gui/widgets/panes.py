@@ -246,7 +246,8 @@ class SessionListPane(QWidget):
         self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setToolTip(
-            "Show only the sessions whose title, project, id or model has every word (Ctrl+F)"
+            "Show only the sessions whose title, project, id or model has every word (Ctrl+F);\n"
+            "touched: src/auth/ shows those whose tools touched that file or folder"
         )
         self.named_only = QCheckBox("Named only")
         self.named_only.setToolTip("Show only the sessions that have a name")

@@ -33,6 +33,7 @@ CASES: dict[str, tuple[str, str]] = {
     "index": ("index {s} --catalogue {t} {s}", "index {s} {s} --catalogue {t}"),
     "search": ("search needle --json {s} --limit 5 {t}", "search needle {s} {t} --json --limit 5"),
     "show": ("show --width 40 {a}", "show {a} --width 40"),
+    "files": ("files --json {a}", "files {a} --json"),
     "context": ("context --leaf e1 {a}", "context {a} --leaf e1"),
     "tree": ("tree --json {a} --width 30", "tree {a} --json --width 30"),
     "check": ("check {a} -v {b}", "check {a} {b} -v"),
