@@ -122,26 +122,35 @@ class Notes:
             InvalidRequestError: a tag is not one (:func:`~core.notes.note.clean_tag`); nothing changes.
             NotesError: the file cannot be written.
         """
-        cleaned = [clean_tag(t) for t in tags]
-        refs = list(refs)
-
-        def change(conn: sqlite3.Connection) -> None:
-            for ref in refs:
-                _upsert(conn, ref)
-                _add_tags(conn, ref.key, cleaned)
-
-        return self._change(change)
+        return self.change_tags(refs, add=tags)
 
     def remove_tags(self, refs: Iterable[SessionRef], tags: Iterable[str]) -> dict[str, Note]:
         """Take these tags (any case) off sessions; a tag a session does not have is no error."""
-        folded = [fold(" ".join(str(t).split())) for t in tags]
+        return self.change_tags(refs, remove=tags)
+
+    def change_tags(
+        self, refs: Iterable[SessionRef], *, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> dict[str, Note]:
+        """Take ``remove`` off and give ``add`` to each session, in one transaction; every note after.
+
+        Raises:
+            InvalidRequestError: a tag to add is not one (:func:`~core.notes.note.clean_tag`); nothing
+                changes.
+            NotesError: the file cannot be written.
+        """
+        added = [clean_tag(t) for t in add]
+        removed = [fold(" ".join(str(t).split())) for t in remove]
         refs = list(refs)
 
         def change(conn: sqlite3.Connection) -> None:
             for ref in refs:
-                conn.executemany(
-                    "DELETE FROM tags WHERE session_key = ? AND folded = ?", [(ref.key, f) for f in folded]
-                )
+                if removed:
+                    conn.executemany(
+                        "DELETE FROM tags WHERE session_key = ? AND folded = ?", [(ref.key, f) for f in removed]
+                    )
+                if added:
+                    _upsert(conn, ref)
+                    _add_tags(conn, ref.key, added)
                 _drop_if_empty(conn, ref.key)
 
         return self._change(change)

@@ -243,10 +243,11 @@ class SessionListPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
+        self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model, tag:NAME)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setToolTip(
-            "Show only the sessions whose title, project, id or model has every word (Ctrl+F)"
+            "Show only the sessions whose title, project, id or model has every word, and that have every"
+            ' tag:NAME (tag:"two words" for a tag with spaces) (Ctrl+F)'
         )
         self.named_only = QCheckBox("Named only")
         self.named_only.setToolTip("Show only the sessions that have a name")
