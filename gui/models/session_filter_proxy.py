@@ -33,9 +33,10 @@ _TAG_WORD = re.compile(r'(?i)(?:^|(?<=\s))tag:(?:"([^"]*)"?|(\S*))')
 
 def filter_tags(text: str) -> list[str]:
     """The tags a filter text asks for (``tag:NAME``, ``tag:"two words"``), casefolded, spaces folded."""
-    found = (
-        " ".join((quoted if quoted is not None else bare).split()) for quoted, bare in _TAG_WORD.findall(text)
-    )
+    found = []
+    for match in _TAG_WORD.finditer(text):
+        quoted, bare = match.groups()
+        found.append(" ".join((quoted if quoted is not None else bare).split()))
     return [tag.casefold() for tag in found if tag]
 
 
