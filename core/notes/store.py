@@ -146,7 +146,8 @@ class Notes:
             for ref in refs:
                 if removed:
                     conn.executemany(
-                        "DELETE FROM tags WHERE session_key = ? AND folded = ?", [(ref.key, f) for f in removed]
+                        "DELETE FROM tags WHERE session_key = ? AND folded = ?",
+                        [(ref.key, f) for f in removed],
                     )
                 if added:
                     _upsert(conn, ref)

@@ -21,7 +21,7 @@ from gui.models.session_list_model import SessionListModel
 if TYPE_CHECKING:
     from core.session import SessionSummary
 
-__all__ = ["SessionFilterProxy", "filter_tags", "filter_words", "haystack", "matches"]
+__all__ = ["SessionFilterProxy", "filter_tags", "filter_words", "haystack", "matches", "without_tags"]
 
 # Qt 6.9 added beginFilterChange(); 6.10 added endFilterChange() and deprecated invalidateFilter().
 _HAS_BEGIN = hasattr(QSortFilterProxyModel, "beginFilterChange")
@@ -38,6 +38,11 @@ def filter_tags(text: str) -> list[str]:
         quoted, bare = match.groups()
         found.append(" ".join((quoted if quoted is not None else bare).split()))
     return [tag.casefold() for tag in found if tag]
+
+
+def without_tags(text: str) -> str:
+    """``text`` with its ``tag:`` words taken out (what the full-text search is to look for)."""
+    return " ".join(_TAG_WORD.sub(" ", text).split())
 
 
 def filter_words(text: str) -> list[str]:

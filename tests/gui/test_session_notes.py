@@ -192,3 +192,16 @@ def test_an_unreadable_notes_file_lists_every_session_and_says_why(
 )
 def test_filter_text_words_and_tags(text: str, words: list[str], tags: list[str]) -> None:
     assert filter_words(text) == words and filter_tags(text) == tags
+
+
+def test_the_search_panel_takes_tag_words_too(qtbot, window: MainWindow) -> None:
+    def hit_sessions(query: str) -> set[str | None]:
+        with qtbot.waitSignal(window.catalogue.search_finished, timeout=TIMEOUT) as blocker:
+            window.catalogue.search(query)
+        count = blocker.args[0] if blocker.args else 0
+        return {hit.sessionId for row in range(count) if (hit := window.search_panel.hit_at(row)) is not None}
+
+    everywhere = hit_sessions("login")
+    assert LINEAR_ID in everywhere and len(everywhere) > 1
+    Notes().add_tags([SessionRef(LINEAR_ID)], ["Auth"])
+    assert hit_sessions("login tag:auth") == {LINEAR_ID}
