@@ -205,3 +205,36 @@ def test_the_search_panel_takes_tag_words_too(qtbot, window: MainWindow) -> None
     assert LINEAR_ID in everywhere and len(everywhere) > 1
     Notes().add_tags([SessionRef(LINEAR_ID)], ["Auth"])
     assert hit_sessions("login tag:auth") == {LINEAR_ID}
+
+
+def _summaries(count: int) -> list:
+    from core.session.summary import SessionSummary
+
+    return [
+        SessionSummary(f"/s/{n}.jsonl", f"id{n}", "/p", None, None, None, f"2026-01-0{1 + n % 9}", n, f"m{n}")
+        for n in range(count)
+    ]
+
+
+def test_new_notes_touch_only_the_rows_whose_notes_changed(qtbot, qtmodeltester) -> None:
+    from core.notes import Note
+    from gui.models.session_filter_proxy import SessionFilterProxy
+    from gui.models.session_list_model import SessionListModel
+
+    model = SessionListModel(_summaries(6))
+    proxy = SessionFilterProxy()
+    proxy.setSourceModel(model)
+    changed: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda first, last, *_roles: changed.append((first.row(), last.row())))
+    model.set_notes({"id2": Note("id2", archived=True), "id4": Note("id4", tags=("x",))})
+    assert sorted(changed) == [(2, 2), (4, 4)] and proxy.rowCount() == 5
+    changed.clear()
+    model.set_notes({"id2": Note("id2", archived=True), "id4": Note("id4", tags=("x",))})
+    assert changed == []  # the same notes read again: nothing to redraw or filter
+    model.set_notes({"id4": Note("id4", tags=("x",)), "id5": Note("id5", pinned=True)})
+    assert sorted(changed) == [(2, 2), (5, 5)] and proxy.rowCount() == 6
+    assert model.summary_at(0).id == "id5"  # type: ignore[union-attr]  # pinned: at the top
+    qtmodeltester.check(model)
+    proxy.set_filter_text("tag:X")
+    assert proxy.rowCount() == 1
+    qtmodeltester.check(proxy)
