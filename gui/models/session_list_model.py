@@ -217,6 +217,10 @@ def distinctions(summaries: Iterable[SessionSummary]) -> dict[str, str]:
     return found
 
 
+def _pinned(note: Note | None) -> bool:
+    return note is not None and note.pinned
+
+
 def _coalesce(rows: Iterable[int]) -> list[tuple[int, int]]:
     """Sorted rows as ``(first, last)`` runs of consecutive numbers."""
     runs: list[tuple[int, int]] = []
@@ -313,7 +317,8 @@ class SessionListModel(QAbstractTableModel):
         last_column = self.columnCount() - 1
         for first, last in _coalesce(rows):
             self.dataChanged.emit(self.index(first, 0), self.index(last, last_column))
-        self._apply_order()
+        if any(_pinned(old.get(key)) != _pinned(self._notes.get(key)) for key in changed):
+            self._apply_order()  # only a pin moves rows
 
     def notes(self) -> Mapping[str, Note]:
         """The notes as last set, by session key."""
