@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_commands", "notes_by_key"]
 
-_SESSION_HELP = FILE_HELP.replace("a session file", "a session (file)")
-
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the notes commands to the ``prime-sessions`` parser."""
@@ -39,11 +37,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ("unpin", "stop keeping sessions at the top of the list", "pinned", False),
     ):
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("files", nargs="+", metavar="SESSION", type=session_file, help=_SESSION_HELP)
+        p.add_argument("files", nargs="+", metavar="SESSION", type=session_file, help=FILE_HELP)
         p.set_defaults(run=_set_flag, flag=flag, value=value)
 
     p = sub.add_parser("tag", help="show, add or remove a session's tags (free text, several per session)")
-    p.add_argument("file", metavar="SESSION", type=session_file, help=_SESSION_HELP)
+    p.add_argument("file", metavar="SESSION", type=session_file, help=FILE_HELP)
     p.add_argument("tags", nargs="*", metavar="TAG", help="tags to add (none: print the session's tags)")
     p.add_argument("--remove", nargs="+", metavar="TAG", help="tags to take off instead")
     p.set_defaults(run=_tag)

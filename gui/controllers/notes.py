@@ -166,8 +166,14 @@ class NotesController(QObject):
         return [path] if path is not None else []
 
     def _key_of(self, path: str) -> str | None:
+        """The notes key of the session at ``path`` when the window knows it (listed, or open), else None."""
         summary = self._context.summary_for(path)
-        return note_key(summary.id, summary.path) if summary is not None else None
+        if summary is not None:
+            return note_key(summary.id, summary.path)
+        session = self._context.session
+        if session is not None and os.path.abspath(session.path) == path:
+            return note_key(session.session_id, session.path)  # opened from elsewhere, not listed
+        return None
 
     def note_of(self, path: str) -> Note:
         """What the user noted about the session at ``path`` (an empty note when nothing, or not listed)."""

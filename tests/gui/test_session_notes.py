@@ -238,3 +238,22 @@ def test_new_notes_touch_only_the_rows_whose_notes_changed(qtbot, qtmodeltester)
     proxy.set_filter_text("tag:X")
     assert proxy.rowCount() == 1
     qtmodeltester.check(proxy)
+
+
+def test_a_session_opened_from_elsewhere_is_noted_by_its_id(qtbot, window: MainWindow, tmp_path) -> None:
+    import shutil
+
+    from tests.conftest import DEMO
+    from tests.gui.windows import open_session
+
+    outside = tmp_path / "elsewhere" / "copy.jsonl"  # not listed; its header id is LINEAR's
+    outside.parent.mkdir()
+    shutil.copyfile(DEMO / LINEAR, outside)
+    data = outside.read_bytes()
+    open_session(qtbot, window, outside)
+    window.table.selectionModel().clearSelection()
+    assert window.notes.targets() == [str(outside)]
+    trigger(qtbot, window, "session.pin")
+    assert Notes().get(LINEAR_ID).pinned and window.notes.note_of(str(outside)).pinned
+    assert not window.registry["session.pin"].isEnabled() and window.registry["session.unpin"].isEnabled()
+    assert outside.read_bytes() == data
