@@ -2,10 +2,11 @@
 
 The window builds the panes, the task runner, the :class:`~gui.controllers.context.WindowContext` and the
 action registry, then the controllers, each the one owner of its piece of state: the catalogue controller
-(the list, its refreshes, search), the open-session controller (the session in the tree, following its
-file), the transcript pane, file opening, editing, diff and export. Controllers see the context, never the
-window, and never each other; what one of them needs from another is connected here. Menus, the toolbar
-and context menus are filled from the registry, whose rules decide which actions are enabled.
+(the list, its refreshes, search), the notes controller (archive, pin, tags: the list's marks), the
+open-session controller (the session in the tree, following its file), the transcript pane, file
+opening, editing, diff and export. Controllers see the context, never the window, and never each other;
+what one of them needs from another is connected here. Menus, the toolbar and context menus are filled
+from the registry, whose rules decide which actions are enabled.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from gui.controllers.editing import EditingController
 from gui.controllers.export import ExportController
 from gui.controllers.files import FileController, dropped_paths
 from gui.controllers.help import HelpController
+from gui.controllers.notes import NotesController
 from gui.controllers.opened import OpenSessionController
 from gui.controllers.resume import ResumeController
 from gui.controllers.touched import TouchedFilesController
@@ -132,6 +134,9 @@ class MainWindow(QMainWindow):
         )
         self._add_window_actions(actions)
         self.editing = EditingController(context, actions)
+        self.notes = NotesController(
+            context, actions, self.list_model, self.proxy, set_filter=self.filter_list_on
+        )
         self.diff_controller = DiffController(context, actions)
         self.export_controller = ExportController(context, actions)
         self.resume = ResumeController(context, actions, set_roots=self.set_roots)
@@ -153,6 +158,7 @@ class MainWindow(QMainWindow):
             catalogue_dir=catalogue_dir,
             recent=lambda: self.files.recent_paths,
             open_path=self.files.open_path,
+            more_commands=self.notes.palette_commands,
         )
         self._build_menus()
         self._wire()
@@ -310,6 +316,7 @@ class MainWindow(QMainWindow):
         catalogue.refresh_finished.connect(self._after_refresh)
         catalogue.refresh_finished.connect(self.usage.catalogue_refreshed)
         catalogue.refresh_finished.connect(self.touched.catalogue_refreshed)
+        catalogue.refresh_finished.connect(lambda _ok: self.notes.reload())  # new sessions' notes too
         catalogue.roots_changed.connect(self.usage.roots_changed)
         messages.demo_requested.connect(self.open_demo)
         self.jump_button.clicked.connect(opened.select_leaf)
@@ -390,6 +397,11 @@ class MainWindow(QMainWindow):
         self.list_toggle.setChecked(True)
         self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.filter_edit.selectAll()
+
+    def filter_list_on(self, text: str) -> None:
+        """Show the sessions the filter ``text`` finds (the palette's tags): the list shown, the box set."""
+        self.list_toggle.setChecked(True)
+        self.filter_edit.setText(text)
 
     def focus_list(self) -> None:
         """Ctrl+1: the keyboard focus in the session list (shown again if it was hidden)."""

@@ -129,6 +129,14 @@ def _private_catalogue(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     return folder
 
 
+@pytest.fixture(autouse=True)
+def _private_notes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own notes folder (archive, pin, tags): tests never touch the user's notes."""
+    folder = tmp_path_factory.mktemp("notes")
+    monkeypatch.setenv("PRIME_SESSIONS_NOTES", str(folder))
+    return folder
+
+
 @contextmanager
 def shallow_stack(headroom: int = 150) -> Iterator[None]:
     """Allow only ``headroom`` Python frames beyond the caller's depth: any recursion over entries fails."""

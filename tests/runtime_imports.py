@@ -110,6 +110,10 @@ def _drive(scratch: Path) -> None:
         ["check", *map(str, sorted(sessions.glob("*.jsonl")))],
         ["diff", str(sessions / BRANCHED), "leaf", "leaf", "--format", "json"],
         ["diff", str(sessions / BRANCHED), "leaf", "leaf", "--format", "html", "-o", str(scratch / "d.html")],
+        ["pin", str(sessions / BRANCHED)],
+        ["tag", str(sessions / BRANCHED), "kept"],
+        ["notes", "export", "-o", str(scratch / "notes.json")],
+        ["notes", "import", str(scratch / "notes.json")],
     ]
     for fmt in ("md", "html", "pdf"):
         commands.append(["export", str(secret), "--tree", "-o", str(scratch / f"plain.{fmt}")])

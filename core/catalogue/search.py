@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
@@ -85,6 +85,8 @@ class SearchFilters(TypedDict, total=False):
         roots: only sessions a refresh of these folders finds (as ``list ROOT...`` does); a file reached
             through two of them gives its hits once.
         limit: at most this many hits (default 50).
+        sessions: only sessions whose notes key (:func:`core.notes.note_key`: the header id, else the
+            file name's id) is one of these (``search --tag``: the sessions with that tag).
     """
 
     cwd: str | None
@@ -97,6 +99,7 @@ class SearchFilters(TypedDict, total=False):
     touched: str | None
     roots: Sequence[str | os.PathLike[str]] | None
     limit: int
+    sessions: Collection[str] | None
 
 
 def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters) -> list[Hit]:
@@ -170,6 +173,15 @@ def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, 
         # within() is the rule list and refresh use (a root, or one level of project folders below it).
         conn.create_function("prime_within", 1, lambda path: within(path, reach), deterministic=True)
         where.append("prime_within(f.path)")
+    sessions = filters.get("sessions")
+    if sessions is not None:
+        from core.notes.note import note_key
+
+        keys = frozenset(sessions)
+        conn.create_function(
+            "prime_noted", 2, lambda sid, path: note_key(sid, path) in keys, deterministic=True
+        )
+        where.append("prime_noted(f.session_id, f.path)")
     return " AND ".join(where), params
 
 

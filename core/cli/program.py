@@ -3,7 +3,8 @@
 Every user error (bad arguments, unreadable files, unknown entries) ends as one line on stderr and
 a non-zero exit status, never a traceback. The commands live in modules named after what they do:
 :mod:`~core.cli.reading` (list, index, search, show, context, tree, check), :mod:`~core.cli.edit`
-(label, rename, fork, clone, trash), :mod:`~core.cli.export`, :mod:`~core.cli.diff` and
+(label, rename, fork, clone, trash), :mod:`~core.cli.notes` (archive, pin, tag, notes export and
+import), :mod:`~core.cli.export`, :mod:`~core.cli.diff` and
 :mod:`~core.cli.usage` (usage reports); each keeps its heavy imports inside its handlers, since
 start-up time counts (``check`` is measured whole process against a bare parse).
 """
@@ -38,8 +39,10 @@ COMMANDS = {
     "diff": "diff",
     "usage": "usage",
     "files": "files",
+    **dict.fromkeys(("archive", "unarchive", "pin", "unpin", "tag", "notes"), "notes"),
 }
-_MODULES = ("reading", "files", "edit", "export", "diff", "usage")  # the order of the commands in --help
+# the order of the commands in --help
+_MODULES = ("reading", "files", "edit", "notes", "export", "diff", "usage")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

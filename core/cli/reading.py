@@ -1,6 +1,8 @@
 """The reading commands: ``list``, ``index``, ``search``, ``show``, ``context``, ``tree`` and ``check``.
 
 None of them writes a session file (``index``, ``list`` and ``search`` write the catalogue, a cache).
+``list`` and ``search`` read the user's notes (:mod:`core.notes`): archived sessions are left out of
+``list`` unless asked for, pinned ones come first, and ``--tag`` keeps the sessions with a tag.
 Modules only some commands need are imported inside those commands: ``check`` on a large file is
 measured against a bare parse, whole process, so start-up time counts.
 """
@@ -12,6 +14,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from core.cli.notes import notes_by_key
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
 from core.cli.sessions import FILE_HELP, session_file
 from core.errors import PrimeSessionsError, SessionReadError
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.catalogue import Catalogue, SessionTouches
+    from core.notes import Note
     from core.session import SessionSummary
     from core.session.context import DefaultLeaf
 
@@ -35,6 +39,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--json", action="store_true", help="print a JSON array of summaries")
     _catalogue_options(p)
     p.add_argument("--no-catalogue", action="store_true", help="read every file instead of the catalogue")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--archived", action="store_true", help="list only the archived sessions")
+    shown.add_argument("--all", action="store_true", help="list archived sessions too")
+    p.add_argument(
+        "--tag", action="append", metavar="TAG", help="only sessions with this tag (repeat: all of them)"
+    )
     p.set_defaults(run=_list)
 
     p = sub.add_parser("index", help="build or update the session catalogue (full-text search index)")
@@ -67,6 +77,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="PATH",
         help="only sessions whose tools touched this file or folder (absolute, or relative to their project);"
         " without a query, list those sessions and the files",
+    )
+    p.add_argument(
+        "--tag", action="append", metavar="TAG", help="only sessions with this tag (repeat: all of them)"
     )
     p.add_argument("--limit", type=int, default=50, help="at most this many hits (default 50)")
     p.add_argument("--json", action="store_true", help="print {query, count, hits} as JSON")
@@ -174,12 +187,17 @@ def _list(args: argparse.Namespace) -> int:
             summaries = _scan_summaries(roots, problems)
     for problem in problems:
         print(f"{PROG}: {problem}", file=sys.stderr)
+    notes = notes_by_key()
+    summaries, hidden = _noted(summaries, notes, args)
     if args.json:
-        emit_json([s.to_json() for s in summaries])
+        emit_json([{**s.to_json(), **_note_json(notes, s)} for s in summaries])
         return 0
     if not summaries:
         where = ", ".join(str(r) for r in roots)
-        out(f"No sessions found in {where}.")
+        what = "archived sessions" if args.archived else "sessions"
+        tagged = f" tagged {', '.join(args.tag)}" if args.tag else ""
+        more = f" ({hidden} archived: --all lists them)" if hidden else ""
+        out(f"No {what}{tagged} found in {where}{more}.")
         return 0
     if keys is None:
         keys = [SessionKey(s.path, s.id, s.name) for s in summaries]
@@ -190,10 +208,55 @@ def _list(args: argparse.Namespace) -> int:
         short = shorts.get(s.path) or "-"
         out(
             f"{short:<{width}}  {local_time(s.modified)}  {s.messageCount:5d} msgs  "
-            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
+            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]{_marks(notes, s)}"
         )
-    out(f"{len(summaries)} sessions")
+    more = f" ({hidden} archived not shown: --archived lists them)" if hidden else ""
+    out(f"{len(summaries)} sessions{more}")
     return 0
+
+
+def _noted(
+    summaries: list[SessionSummary], notes: dict[str, Note], args: argparse.Namespace
+) -> tuple[list[SessionSummary], int]:
+    """The sessions ``list`` shows, pinned ones first, and how many archived ones it leaves out."""
+    from core.notes import has_tags, note_key
+
+    kept, hidden = [], 0
+    for summary in summaries:
+        note = notes.get(note_key(summary.id, summary.path))
+        archived = note is not None and note.archived
+        if args.tag and not has_tags(note, args.tag):
+            continue
+        if args.archived and not archived:
+            continue
+        if archived and not (args.archived or args.all):
+            hidden += 1
+            continue
+        kept.append(summary)
+    pinned = {s.path for s in kept if (n := notes.get(note_key(s.id, s.path))) is not None and n.pinned}
+    kept.sort(key=lambda s: s.path not in pinned)  # stable: the catalogue's order within each part
+    return kept, hidden
+
+
+def _note_json(notes: dict[str, Note], summary: SessionSummary) -> dict[str, object]:
+    from core.notes import note_key
+
+    note = notes.get(note_key(summary.id, summary.path))
+    if note is None:
+        return {"archived": False, "pinned": False, "tags": []}
+    return {"archived": note.archived, "pinned": note.pinned, "tags": list(note.tags)}
+
+
+def _marks(notes: dict[str, Note], summary: SessionSummary) -> str:
+    """What ``list`` prints after a row for its notes: ``  [pinned] [archived] #tag #other tag``."""
+    from core.notes import note_key
+
+    note = notes.get(note_key(summary.id, summary.path))
+    if note is None:
+        return ""
+    marks = [*(["[pinned]"] if note.pinned else []), *(["[archived]"] if note.archived else [])]
+    marks += [f"#{tag}" for tag in note.tags]
+    return "  " + " ".join(marks) if marks else ""
 
 
 # ---------------------------------------------------------------------------- index and search
@@ -254,6 +317,7 @@ def _search(args: argparse.Namespace) -> int:
             named_only=args.named,
             touched=args.touched,
             limit=args.limit,
+            sessions=_tagged(args.tag),
         )
     finally:
         catalogue.close()
@@ -291,6 +355,15 @@ def _touched(args: argparse.Namespace, sessions: list[SessionTouches]) -> int:
             out(f"    {touch_words(file.counts)}  {file.shown}")
         out(f"    {session.path}")
     return 0
+
+
+def _tagged(tags: list[str] | None) -> set[str] | None:
+    """The keys of the sessions having every tag of ``tags`` (``search --tag``), or None for no filter."""
+    if not tags:
+        return None
+    from core.notes import has_tags
+
+    return {key for key, note in notes_by_key().items() if has_tags(note, tags)}
 
 
 # ---------------------------------------------------------------------------- show

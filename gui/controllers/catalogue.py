@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QTableView
 from core.formatting import one_line
 from gui.controllers.context import Change, SessionChanged, WindowContext
 from gui.errors import user_sentence
-from gui.models.session_filter_proxy import SessionFilterProxy
+from gui.models.session_filter_proxy import SessionFilterProxy, filter_tags, without_tags
 from gui.models.session_list_model import SessionListModel
 from gui.scheduling import Priority
 from gui.widgets.search_panel import SearchPanel
@@ -74,12 +74,21 @@ def _refresh_catalogue(
 
 
 def _search(folder: Path | None, query: str, roots: list[Path]) -> list[Hit]:
-    """Worker: full-text search over the sessions the window lists."""
-    from core.catalogue import Catalogue
+    """Worker: full-text search over the sessions the window lists.
 
+    ``tag:NAME`` words, as in the list's filter box, keep the hits of sessions with that tag (the notes).
+    """
+    from core.catalogue import Catalogue
+    from core.notes import Notes, has_tags
+
+    tags = filter_tags(query)
+    sessions = None
+    if tags:
+        query = without_tags(query)
+        sessions = {key for key, note in Notes().all().items() if has_tags(note, tags)}
     catalogue = Catalogue(folder)
     try:
-        return catalogue.search(query, roots=roots, limit=SEARCH_LIMIT)
+        return catalogue.search(query, roots=roots, limit=SEARCH_LIMIT, sessions=sessions)
     finally:
         catalogue.close()
 

@@ -41,6 +41,7 @@ class HelpController:
         catalogue_dir: Path | None,
         recent: Callable[[], list[str]],
         open_path: Callable[[str], object],
+        more_commands: Callable[[], list[Command]] = list,
     ) -> None:
         self._context = context
         self._actions = actions
@@ -48,6 +49,7 @@ class HelpController:
         self._catalogue_dir = catalogue_dir
         self._recent = recent
         self._open_path = open_path
+        self._more_commands = more_commands  # other controllers' (the notes' tags)
         self.palette: CommandPalette | None = None
         actions.add(
             "help.palette", "&Command Palette…", self.show_palette, shortcut="Ctrl+Shift+P", menu="Help"
@@ -72,7 +74,7 @@ class HelpController:
         actions.add("help.about", "&About Prime Sessions", self.show_about, menu="Help", section="about")
 
     def commands(self) -> list[Command]:
-        """What the palette offers: every enabled action with a name, then the recent sessions and folders."""
+        """What the palette offers: every enabled action, the tags, then the recent sessions and folders."""
         found: list[Command] = []
         for name in self._actions.names():
             action = self._actions[name]
@@ -86,6 +88,7 @@ class HelpController:
             if action.isCheckable() and action.isChecked():
                 hint = f"✓ {hint}".strip()  # the theme in use, the panels shown
             found.append(Command(text, hint, action.trigger))
+        found.extend(self._more_commands())
         for path in self._recent():
             found.append(
                 Command(

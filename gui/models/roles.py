@@ -23,3 +23,4 @@ class Role(IntEnum):
     KIND = ITEM + 7  # the message role for message entries, else the normalised entry type
     READING = ITEM + 8  # bool: the entry's card is at the top of the transcript ("you are here")
     DISTINCT = ITEM + 9  # what tells a session apart from listed ones with the same title (a folder, an id)
+    NOTE = ITEM + 10  # the session's notes (core.notes.Note: archived, pinned, tags), or None

@@ -27,11 +27,15 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QIcon
 
 from core.formatting import dollars, one_line, whole_tokens
+from core.notes.note import note_key
 from core.session.lineage import parent_paths
 from gui.models.roles import Role
 from gui.models.row_marks import row_mark
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
+    from collections.abc import Mapping
+
+    from core.notes.note import Note
     from core.session import SessionSummary
 
 __all__ = [
@@ -51,6 +55,7 @@ _ModelIndex = QModelIndex | QPersistentModelIndex
 # Stop reasons of a last assistant reply that deserve a hint in the list.
 FAILED_STOP_REASONS = frozenset({"error", "aborted"})
 PROBLEM_COLOR = QColor(198, 40, 40)  # damaged file
+ARCHIVED_COLOR = QColor(128, 128, 128)  # an archived session, listed while View > Show Archived is on
 FAILED_COLOR = QColor(184, 106, 0)  # last reply was an error or was aborted
 _TOOLTIP_TITLE_LIMIT = 1000  # a first message can be a whole pasted file; keep tooltips readable
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -123,10 +128,11 @@ assert len(COLUMNS) == len(SessionColumn)
 _UNKNOWN: Any = object()  # a sort key not worked out yet
 
 
-def _tooltip(s: SessionSummary, parent: SessionSummary | None = None) -> str:
+def _tooltip(s: SessionSummary, parent: SessionSummary | None = None, note: Note | None = None) -> str:
     """Rich-text tooltip; every value is escaped (titles are user text and may look like HTML).
 
-    ``parent`` is the listed session a fork or clone came from, when it is listed.
+    ``parent`` is the listed session a fork or clone came from, when it is listed; ``note`` what the user
+    noted about the session (pinned, archived, tags).
     """
     title = s.title
     if len(title) > _TOOLTIP_TITLE_LIMIT:
@@ -148,6 +154,12 @@ def _tooltip(s: SessionSummary, parent: SessionSummary | None = None) -> str:
     lines.append(f"Models: {html.escape(', '.join(s.models) or '(none)')}")
     if s.lastStopReason in FAILED_STOP_REASONS:
         lines.append(f"<b>Last reply: {html.escape(s.lastStopReason)}</b>")
+    if note is not None:
+        marks = [word for word, on in (("Pinned", note.pinned), ("Archived", note.archived)) if on]
+        if marks:
+            lines.append(f"<b>{' · '.join(marks)}</b>")
+        if note.tags:
+            lines.append(f"Tags: {html.escape(', '.join(note.tags))}")
     # white-space:pre keeps long paths on one line; <br> separates the fields.
     return "<p style='white-space:pre'>" + "<br>".join(lines) + "</p>"
 
@@ -205,6 +217,10 @@ def distinctions(summaries: Iterable[SessionSummary]) -> dict[str, str]:
     return found
 
 
+def _pinned(note: Note | None) -> bool:
+    return note is not None and note.pinned
+
+
 def _coalesce(rows: Iterable[int]) -> list[tuple[int, int]]:
     """Sorted rows as ``(first, last)`` runs of consecutive numbers."""
     runs: list[tuple[int, int]] = []
@@ -245,6 +261,8 @@ class SessionListModel(QAbstractTableModel):
         # Worked out from all the rows when first asked for, again after the rows change.
         self._parents: dict[str, str] | None = None  # path -> the listed parent session's path
         self._distinct: dict[str, str] | None = None  # path -> what tells it from same-titled rows
+        self._notes: Mapping[str, Note] = {}  # session key (core.notes.note_key) -> the user's notes
+        self._any_archived = self._any_pinned = False
 
     # -- helpers --------------------------------------------------------------------------------------------
 
@@ -283,6 +301,48 @@ class SessionListModel(QAbstractTableModel):
         if self._distinct is None:
             self._distinct = distinctions(self._rows)
         return self._distinct.get(summary.path, "")
+
+    # -- notes (archive, pin, tags) -------------------------------------------------------------------------
+
+    def set_notes(self, notes: Mapping[str, Note]) -> None:
+        """The user's notes about sessions, by key: every row's marks again, pinned rows to the top."""
+        old, self._notes = self._notes, dict(notes)
+        self._any_archived = any(note.archived for note in self._notes.values())
+        self._any_pinned = any(note.pinned for note in self._notes.values())
+        changed = {key for key in old.keys() | self._notes.keys() if old.get(key) != self._notes.get(key)}
+        if not changed:
+            return
+        # Only the rows whose notes changed: the proxy filters those again, not 20,000 rows per archive.
+        rows = [row for row, s in enumerate(self._rows) if note_key(s.id, s.path) in changed]
+        last_column = self.columnCount() - 1
+        for first, last in _coalesce(rows):
+            self.dataChanged.emit(self.index(first, 0), self.index(last, last_column))
+        if any(_pinned(old.get(key)) != _pinned(self._notes.get(key)) for key in changed):
+            self._apply_order()  # only a pin moves rows
+
+    def notes(self) -> Mapping[str, Note]:
+        """The notes as last set, by session key."""
+        return self._notes
+
+    def note_of(self, summary: SessionSummary) -> Note | None:
+        """What the user noted about ``summary``'s session (None: nothing)."""
+        if not self._notes:
+            return None
+        return self._notes.get(note_key(summary.id, summary.path))
+
+    def has_archived(self) -> bool:
+        """Whether any session is archived (else the proxy need not look at each row for it)."""
+        return self._any_archived
+
+    def _pinned_first(self, rows: list[SessionSummary]) -> list[SessionSummary]:
+        """``rows`` with the pinned sessions first, each part in its order (pin keeps it at the top)."""
+        if not self._any_pinned:
+            return rows
+        pinned = [s for s in rows if (note := self.note_of(s)) is not None and note.pinned]
+        if not pinned:
+            return rows
+        held = {id(s) for s in pinned}
+        return pinned + [s for s in rows if id(s) not in held]
 
     # -- public API -----------------------------------------------------------------------------------------
 
@@ -409,13 +469,13 @@ class SessionListModel(QAbstractTableModel):
         """``rows`` in the order asked for; threaded: each session followed by its forks, depth first."""
         self._depth = {}
         if self._order is None and not self._threaded:
-            return rows
+            return self._pinned_first(rows)
         column, order = self._order if self._order is not None else (-1, Qt.SortOrder.AscendingOrder)
         descending = order == Qt.SortOrder.DescendingOrder
         if column >= 0:
             rows = sorted(rows, key=lambda s: (self._key(s, column), s.path), reverse=descending)
         if not self._threaded:
-            return rows
+            return self._pinned_first(rows)
         # Parents among the listed sessions, also when the recorded path is stale (copied or synced
         # histories): by file name or session id (core.session.lineage).
         parents = parent_paths(rows)
@@ -428,7 +488,7 @@ class SessionListModel(QAbstractTableModel):
             else:
                 children.setdefault(parent, []).append(summary)
         ordered: list[SessionSummary] = []
-        stack = [(summary, 0) for summary in reversed(tops)]
+        stack = [(summary, 0) for summary in reversed(self._pinned_first(tops))]
         while stack:
             summary, depth = stack.pop()
             ordered.append(summary)
@@ -542,26 +602,46 @@ class SessionListModel(QAbstractTableModel):
             return summary.parentSessionPath
         if role == Role.DISTINCT:
             return self.distinction(summary) if col == SessionColumn.TITLE else None
+        if role == Role.NOTE:
+            return self.note_of(summary)
         if role == Qt.ItemDataRole.DecorationRole:
             if col != SessionColumn.TITLE:
                 return None
-            icon: QIcon | None = row_mark(fork=bool(summary.parentSessionPath), damaged=summary.problems > 0)
+            note = self.note_of(summary)
+            icon: QIcon | None = row_mark(
+                fork=bool(summary.parentSessionPath),
+                damaged=summary.problems > 0,
+                pinned=note is not None and note.pinned,
+                archived=note is not None and note.archived,
+            )
             return icon
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == SessionColumn.PROJECT:  # the column elides the middle of long paths: here is all of it
                 return f"<p style='white-space:pre'>{html.escape(summary.cwd)}</p>"
-            return _tooltip(summary, self.parent_of(summary))
+            return _tooltip(summary, self.parent_of(summary), self.note_of(summary))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if column.numeric else None
         if role == Qt.ItemDataRole.FontRole:
-            if summary.name and col == SessionColumn.TITLE:
-                font = QFont()  # made per call: a QFont at import time would precede the QApplication
-                font.setBold(True)
-                return font
-            return None
-        if role == Qt.ItemDataRole.ForegroundRole and col == SessionColumn.TITLE:
+            return self._font(summary, col)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            archived = (note := self.note_of(summary)) is not None and note.archived
+            if col != SessionColumn.TITLE:
+                return ARCHIVED_COLOR if archived else None
             if summary.problems:
                 return PROBLEM_COLOR
             if summary.lastStopReason in FAILED_STOP_REASONS:
                 return FAILED_COLOR
+            if archived:
+                return ARCHIVED_COLOR
         return None
+
+    def _font(self, summary: SessionSummary, col: int) -> QFont | None:
+        """Bold for a named session's title; italic for an archived session (shown only when asked for)."""
+        bold = bool(summary.name) and col == SessionColumn.TITLE
+        italic = (note := self.note_of(summary)) is not None and note.archived
+        if not (bold or italic):
+            return None
+        font = QFont()  # made per call: a QFont at import time would precede the QApplication
+        font.setBold(bold)
+        font.setItalic(italic)
+        return font

@@ -243,10 +243,11 @@ class SessionListPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model)")
+        self.filter_edit = QLineEdit(placeholderText="Filter sessions (title, project, id, model, tag:NAME)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setToolTip(
-            "Show only the sessions whose title, project, id or model has every word (Ctrl+F);\n"
+            "Show only the sessions whose title, project, id or model has every word, and that have every"
+            ' tag:NAME (tag:"two words" for a tag with spaces) (Ctrl+F);\n'
             "touched: src/auth/ shows those whose tools touched that file or folder"
         )
         self.named_only = QCheckBox("Named only")

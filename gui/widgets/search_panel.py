@@ -199,7 +199,10 @@ class SearchPanel(QWidget):
         super().__init__(parent)
         self.edit = QLineEdit(placeholderText='Search all sessions: words, "phrases", prefix*, AND/OR/NOT')
         self.edit.setClearButtonEnabled(True)
-        self.edit.setToolTip("Full-text search over every session; Enter searches (Ctrl+Shift+F)")
+        self.edit.setToolTip(
+            "Full-text search over every session (tag:NAME keeps the sessions with a tag); Enter searches"
+            " (Ctrl+Shift+F)"
+        )
         self.results = QListWidget()
         self.results.setAlternatingRowColors(True)
         self.results.setUniformItemSizes(False)

@@ -51,6 +51,12 @@ CASES: dict[str, tuple[str, str]] = {
         "usage daily --json --timezone UTC {s} -b {t}",
         "usage daily {s} {t} --json --timezone UTC -b",
     ),
+    "archive": ("archive {a} {b}", "archive {a} {b}"),
+    "unarchive": ("unarchive {a}", "unarchive {a}"),
+    "pin": ("pin {a} {b}", "pin {a} {b}"),
+    "unpin": ("unpin {b}", "unpin {b}"),
+    "tag": ("tag {a} --remove old new", "tag {a} --remove old new"),  # --remove takes the TAGs after it
+    "notes": ("notes --force export -o {t}/notes.json", "notes export -o {t}/notes.json --force"),
 }
 
 

@@ -600,5 +600,9 @@ def test_gui_models_import_no_core_io_modules():
         "core.session.lineage",
         "core.session.summary",
         "core.timefmt",
+        # A session's notes key and tag matching (pure; the notes file's store, sqlite3, is not loaded).
+        "core.errors",
+        "core.notes",
+        "core.notes.note",
     }
     assert sqlite_loaded == "False"
