@@ -382,7 +382,7 @@ def _check(args: argparse.Namespace) -> int:
     status = 0
     for file in args.files:
         try:
-            session = load_session(file, checksum=False)
+            session = load_session(file, checksum=False, fold_all=True)
         except PrimeSessionsError as err:
             print(f"{PROG}: {err}", file=sys.stderr)
             status = 1

@@ -96,11 +96,15 @@ class EntryIndexer(LineDecoder):
     # Set by the constructors (Session.__init__, Session.resume) before _reset().
     path: str
     _keep_bodies: bool
+    _fold_all: bool
     _observer: Observer | None
 
     def _reset(self) -> None:
         super()._reset()
         self._kept: dict[int, JsonObject] | None = {} if self._keep_bodies else None  # line -> parsed object
+        # Fold every line's deep values as it is read where objects are used whole (an observer, kept
+        # bodies) or every note is wanted; otherwise the index folds only the values it reads.
+        self._fold_lines = self._observer is not None or self._keep_bodies or self._fold_all
         self.entries: list[Entry] = []
         self.by_id: dict[str, Entry] = {}
         self._links_suspect = False  # a parent named before it appears, or a repeated id

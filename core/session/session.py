@@ -59,14 +59,16 @@ class RefreshResult:
 
 
 def load_session(
-    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False
+    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False, fold_all: bool = False
 ) -> Session:
     """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all.
 
     ``checksum=False`` opens it read-only: slightly faster, but the writer will refuse to append.
     ``keep_bodies=True`` keeps every parsed line for one :meth:`Session.bodies` pass (see there).
+    ``fold_all=True`` looks for values nested too deep in every line as it is read, each such line noted
+    in :attr:`Session.diagnostics` (``check`` does; otherwise a value is folded where it is used).
     """
-    return Session(path, checksum=checksum, keep_bodies=keep_bodies)
+    return Session(path, checksum=checksum, keep_bodies=keep_bodies, fold_all=fold_all)
 
 
 _T = TypeVar("_T")
@@ -90,8 +92,12 @@ class Session(SessionReader):
         checksum: bool = True,
         observer: Observer | None = None,
         keep_bodies: bool = False,
+        fold_all: bool = False,
     ) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        # Every line's values folded to core.session.jsonl.MAX_DEPTH as it is read, with a diagnostic
+        # each: about 0.7 ms a MB (two byte counts), so only where every diagnostic is wanted (check).
+        self._fold_all = fold_all
         # Normally a body is read again from disk when asked for, so memory stays near the size of
         # the index. An export reads every body once right after loading: keeping the parsed lines
         # spares parsing the file twice (about 0.2 s of a 20,000-message export, +31 MB).
@@ -128,6 +134,7 @@ class Session(SessionReader):
         self._checksum_enabled = False
         self._observer = observer
         self._keep_bodies = False
+        self._fold_all = False
         self._reset()
         self._take_header(dict(header), 1)
         self._line_no = line_no
@@ -331,19 +338,23 @@ class Session(SessionReader):
         return path
 
     # ------------------------------------------------------------------ bodies
-    def body(self, entry: Entry | str) -> JsonObject:
-        """The full entry object, after in-memory migration, read from disk by offset."""
-        return next(self.bodies([entry]))
+    def body(self, entry: Entry | str, *, fold: bool = True) -> JsonObject:
+        """The full entry object, after in-memory migration, read from disk by offset.
 
-    def bodies(self, entries: Iterable[Entry | str]) -> Iterator[JsonObject]:
+        What nests deeper than :data:`core.session.jsonl.MAX_DEPTH` is folded; ``fold=False`` keeps it
+        (for a writer copying the entry, which encodes without recursion).
+        """
+        return next(self.bodies([entry], fold=fold))
+
+    def bodies(self, entries: Iterable[Entry | str], *, fold: bool = True) -> Iterator[JsonObject]:
         """Full entry objects for several entries, in the order given, with one open file.
 
         A session loaded with ``keep_bodies`` hands over the object parsed while loading, once; a
-        later request for the same entry reads it from disk again.
+        later request for the same entry reads it from disk again. ``fold``: see :meth:`body`.
         """
         items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
         kept = self._kept
-        if kept:
+        if kept and fold:
             done = 0
             for entry in items:
                 obj = kept.pop(entry.line, None)
@@ -361,7 +372,7 @@ class Session(SessionReader):
         try:
             for entry in items:
                 raw = os.pread(fd, entry.length, entry.offset)
-                value, _note = decode_line(raw)
+                value, _note = decode_line(raw, fold=fold)
                 if not isinstance(value, dict):
                     # The file changed underneath since it was indexed; say so rather than guess.
                     raise SessionReadError(
