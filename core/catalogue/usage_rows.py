@@ -148,8 +148,8 @@ def regroup(conn: sqlite3.Connection, file_id: int) -> None:
     for grain in GRAINS:
         conn.execute(
             f"INSERT INTO usage_groups SELECT {grain}, u.file_id, CAST({moment} / {grain}000.0 AS INTEGER),"
-            " u.model, u.on_path, sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_write),"
-            f" sum(u.total), sum(u.cost), sum(u.child_cost), min({moment}) / 1000.0, max({moment}) / 1000.0"
+            " u.model, u.on_path, total(u.input), total(u.output), total(u.cache_read), total(u.cache_write),"
+            f" total(u.total), sum(u.cost), sum(u.child_cost), min({moment}) / 1000.0, max({moment}) / 1000.0"
             " FROM usage u JOIN usage_sessions f ON f.file_id = u.file_id"
             f" WHERE u.file_id = ? AND u.copied = 0 AND {counted('u')} GROUP BY 3, 4, 5",
             (file_id,),
