@@ -32,7 +32,14 @@ from core.catalogue.append import append_file
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import Part, WholeRead, read_whole
-from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors, transaction
+from core.catalogue.schema import (
+    PATH_PARAMETER,
+    open_catalogue,
+    os_reason,
+    path_bytes,
+    sqlite_errors,
+    transaction,
+)
 from core.catalogue.search import Hit, SearchFilters, search_entries
 from core.catalogue.update import Batch as _Batch
 from core.catalogue.update import (
@@ -318,7 +325,10 @@ class Catalogue:
         with sqlite_errors("read"):
             row = (
                 self._connect()
-                .execute("SELECT diagnostics FROM files WHERE path = ?", (os.path.abspath(path),))
+                .execute(
+                    f"SELECT diagnostics FROM files WHERE path = {PATH_PARAMETER}",
+                    (path_bytes(os.path.abspath(path)),),
+                )
                 .fetchone()
             )
         return (

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -148,8 +149,29 @@ def open_catalogue(folder: Path, path: Path) -> tuple[sqlite3.Connection, str | 
             raise CatalogueError(f"Cannot create the catalogue at {path}: {again}.") from again
 
 
+PATH_PARAMETER = "CAST(? AS TEXT)"
+"""How SQL takes a file path given as :func:`path_bytes`: as text, whatever its bytes."""
+
+
+def path_bytes(path: str) -> bytes:
+    r"""A file path as SQL takes it (with :data:`PATH_PARAMETER`): its bytes on disk.
+
+    A file name need not be UTF-8 (one copied from an old system: ``caf\xe9.jsonl``); Python names it
+    with lone surrogates, which SQLite cannot take as text. Its bytes, cast to text, it stores as they
+    are, and the connection's text factory gives the same name back (:data:`decode_stored`). A UTF-8
+    name's bytes are its UTF-8 text, so every other path is stored exactly as before.
+    """
+    return path.encode("utf-8", "surrogateescape")
+
+
+# Text read back from the catalogue: what was stored as UTF-8 is read as before; a path's bytes that
+# are not UTF-8 come back as the lone surrogates Python names them with (see path_bytes).
+decode_stored = partial(str, encoding="utf-8", errors="surrogateescape")
+
+
 def _open_checked(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=True)
+    conn.text_factory = decode_stored
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")

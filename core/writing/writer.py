@@ -35,11 +35,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
 from core.session import Entry, LabelInfo, Session
-from core.session.jsonl import JsonObject
+from core.session.jsonl import JsonObject, encode_json
 from core.timefmt import now_iso
 from core.writing.atomic import explain_os_error, write_new_file
 from core.writing.ids import new_entry_id, new_session_id
@@ -176,7 +174,7 @@ def _append_locked(
             # its writer still add the newline, that only makes a blank line after ours.
             prefix = b"\n"
         entry = build(session.leaf_id, session.by_id)
-        line = prefix + orjson.dumps(entry) + b"\n"
+        line = prefix + encode_json(entry) + b"\n"
         # The last look, right before the write: the file still ends where it was examined. What is
         # left is the instant between this fstat and the write (see the module docstring).
         if os.fstat(fd).st_size != size:
@@ -293,7 +291,7 @@ def fork_session(session: Session, at_entry_id: str, dest_dir: str | os.PathLike
             }
             taken.add(label_id)
             parent = label_id
-            lines.append(orjson.dumps(entry))
+            lines.append(encode_json(entry))
     folder = Path(dest_dir) if dest_dir is not None else Path(session.path).parent
     return _write_session(folder, session.cwd, session.path, lines)
 
@@ -311,7 +309,15 @@ def clone_session(
 
     Returns:
         The path of the new file.
+
+    Raises:
+        InvalidRequestError: ``cwd`` is not text (a folder name whose bytes are not UTF-8).
     """
+    if cwd is not None and not _is_text(cwd):
+        raise InvalidRequestError(
+            f"The folder {ascii(cwd)[1:-1]} has a name that is not UTF-8 text, so no agent could record it"
+            " as a session's project folder; rename it, or choose another."
+        )
     new_cwd = session.cwd if cwd is None else cwd
     lines = _copy_chain(session, list(session.entries), rechain=False)
     if dest_dir is not None:
@@ -345,12 +351,20 @@ def _copy_chain(session: Session, entries: list[Entry], *, rechain: bool) -> lis
         want_parent = previous if rechain else entry.parent_id
         if must_rewrite or entry.synthetic or want_parent != entry.parent_id or not _is_utf8(raw):
             # Migrated JSON; invalid UTF-8 is written in its decoded (U+FFFD) form, never copied.
-            body = session.body(entry)
+            body = session.body(entry, fold=False)  # copied as written, however deep
             body["parentId"] = want_parent
-            raw = orjson.dumps(body)
+            raw = encode_json(body)
         lines.append(raw)
         previous = entry.id
     return lines
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_utf8(raw: bytes) -> bool:
@@ -372,7 +386,7 @@ def _write_session(folder: Path, cwd: str, parent_path: str, lines: list[bytes])
         "cwd": cwd,
         "parentSession": os.path.abspath(parent_path),
     }
-    data = b"\n".join([orjson.dumps(header), *lines]) + b"\n"
+    data = b"\n".join([encode_json(header), *lines]) + b"\n"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
