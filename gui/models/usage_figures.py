@@ -84,6 +84,8 @@ class UsageFigures:
         models, projects: the model and project reports' rows, most expensive first.
         sessions: the most expensive sessions (session report rows with titles).
         all_projects, all_models: every project and model in the records, for the filters' choices.
+        undated: what usage dated outside the years 1 to 9999 adds up to: in the totals and tables, on
+            no day, bar or hour (None when there is none).
     """
 
     query: UsageQuery
@@ -97,6 +99,7 @@ class UsageFigures:
     sessions: list[UsageRow]
     all_projects: list[str]
     all_models: list[str]
+    undated: UsageRow | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ def compute_figures(overview: UsageOverview, query: UsageQuery) -> UsageFigures:
         sessions=overview.sessions[:TOP_SESSIONS],
         all_projects=overview.all_projects,
         all_models=overview.all_models,
+        undated=overview.undated,
     )
 
 
