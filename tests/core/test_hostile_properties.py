@@ -35,6 +35,7 @@ def alone(tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[ty
 @example(chosen=[("header.extra", nested(1000)), ("label.label", b"9223372036854775808")])
 @example(chosen=[("branch.entry-timestamp", b"1e15"), ("assistant.cost", b"1.5e308")])
 @example(chosen=[("assistant.lookup-arguments", b'{"q":' + nested(1010) + b"}"), ("name.name", b'"\\ud800"')])
+@example(chosen=[("label.target", b'"\\ud800"')])  # found by benchmarks/fuzz_values.py: a link's quote()
 def test_any_hostile_value_in_any_field_costs_only_its_session(
     chosen: list[tuple[str, bytes]],
     alone: tuple,  # type: ignore[type-arg]
