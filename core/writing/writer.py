@@ -180,14 +180,43 @@ def _append_locked(
         if os.fstat(fd).st_size != size:
             grew = _grown(grew, session.path)
             continue
-        written = os.write(fd, line)
+        written = os.write(fd, line)  # an error here wrote nothing
         if written != len(line):
+            # A full disk (or a file size limit): the start of our line is at the end of the file, with
+            # no newline. Left there, the agent's next line would be glued to it and both lost.
+            undone = _take_back(fd, size, line[:written])
             raise SessionWriteError(
-                f"Only {written} of {len(line)} bytes could be written to {session.path} "
-                "(is the disk full?); earlier content is unchanged."
+                f"Only {written} of {len(line)} bytes could be written to {session.path} (is the disk "
+                + (
+                    "full?); they were removed again, so the file is as it was."
+                    if undone
+                    else "full?); the file grew meanwhile, so they could not be removed."
+                )
             )
-        os.fsync(fd)
+        try:
+            os.fsync(fd)
+        except OSError as err:
+            # The line may not be on the disk (a full or failing disk, a network file system): take it back
+            # rather than leave an edit that was reported as failed.
+            _take_back(fd, size, line)
+            raise SessionWriteError(explain_os_error(err, session.path)) from err
         return str(entry["id"])
+
+
+def _take_back(fd: int, start: int, ours: bytes) -> bool:
+    """Cut ``ours``, just written at ``start``, off the end of the file again, under the lock; True if done.
+
+    Only when the file ends with exactly those bytes there: had anyone written before or after them
+    since, cutting would cut theirs too, so the file is left as it is. The cut is fsynced.
+    """
+    try:
+        if os.fstat(fd).st_size != start + len(ours) or os.pread(fd, len(ours), start) != ours:
+            return False
+        os.ftruncate(fd, start)
+        os.fsync(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _grown(times: int, path: str) -> int:
