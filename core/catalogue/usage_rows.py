@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterable, Set
 from typing import TypeAlias
 
+from core.catalogue.search_text import clean_text
 from core.usage.records import EntryUsage
 
 UsageDbRow: TypeAlias = tuple[
@@ -52,14 +53,22 @@ def usage_db_rows(rows: list[EntryUsage], on_path: Set[str]) -> list[UsageDbRow]
 
 
 def insert_usage(conn: sqlite3.Connection, file_id: int, rows: list[UsageDbRow]) -> None:
-    """Add (or replace, by line) a file's usage rows."""
+    """Add (or replace, by line) a file's usage rows.
+
+    A model name or id holding half a surrogate pair (SQLite takes no such text) is stored with U+FFFD
+    in its place, as every text of the catalogue is; checking every row up front would cost more than
+    the rare retry.
+    """
     if rows:
-        conn.executemany(
+        sql = (
             "INSERT OR REPLACE INTO usage(file_id, line, entry_id, ts_ms, model, kind, input, output,"
             " cache_read, cache_write, total, cost, child_tokens, child_cost, on_path)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(file_id, *row) for row in rows],
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
+        try:
+            conn.executemany(sql, [(file_id, *row) for row in rows])
+        except UnicodeEncodeError:
+            conn.executemany(sql, [(file_id, *map(clean_text, row)) for row in rows])
 
 
 def reattribute(conn: sqlite3.Connection, file_id: int, targets: Iterable[str]) -> None:

@@ -36,6 +36,7 @@ def alone(tmp_path_factory: pytest.TempPathFactory) -> tuple:  # type: ignore[ty
 @example(chosen=[("branch.entry-timestamp", b"1e15"), ("assistant.cost", b"1.5e308")])
 @example(chosen=[("assistant.lookup-arguments", b'{"q":' + nested(1010) + b"}"), ("name.name", b'"\\ud800"')])
 @example(chosen=[("label.target", b'"\\ud800"')])  # found by benchmarks/fuzz_values.py: a link's quote()
+@example(chosen=[("assistant.model", b'"\\ud800"')])  # found by it too: the usage rows' insert
 def test_any_hostile_value_in_any_field_costs_only_its_session(
     chosen: list[tuple[str, bytes]],
     alone: tuple,  # type: ignore[type-arg]
