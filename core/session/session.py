@@ -390,12 +390,14 @@ class Session(SessionReader):
                 yield handle.read(entry.length).rstrip(b"\r")
 
     # ------------------------------------------------------------------ incremental reading
-    def refresh(self) -> RefreshResult:
+    def refresh(self, *, checksum: bool = True) -> RefreshResult:
         """Read what was appended since the last read, or reload when the file was replaced.
 
         A partial last line is held back until its newline arrives. A file that shrank, was replaced
         (different inode), or whose bytes already read changed (the first and last 4 KiB are always
-        compared; everything when at most 8 MiB has been read) is read again whole.
+        compared; everything when at most 8 MiB has been read, unless ``checksum`` is False: for a
+        caller that has just compared everything itself, such as the writer waiting under its lock) is
+        read again whole.
 
         Raises:
             SessionReadError: the file was deleted, is no longer a regular file, or cannot be read;
@@ -403,7 +405,7 @@ class Session(SessionReader):
         """
         fd, st = open_regular(self.path, "was deleted or moved")
         try:
-            reason = self._replaced_reason(fd, st)
+            reason = self._replaced_reason(fd, st, full=None if checksum else False)
             if reason is None and self._unterminated and st.st_size > self._read_end:
                 if os.pread(fd, 1, self._read_end) != b"\n":
                     reason = "Bytes were added to its unterminated last line."
@@ -428,12 +430,13 @@ class Session(SessionReader):
         finally:
             os.close(fd)
 
-    def _replaced_reason(self, fd: int, st: os.stat_result, full: bool = False) -> str | None:
+    def _replaced_reason(self, fd: int, st: os.stat_result, full: bool | None = None) -> str | None:
         """Why the bytes read so far are no longer what is on disk, or None when they still are.
 
         The inode, the size and the first and last 4 KiB read are always compared. The checksum of
-        everything read is compared too when ``full`` is set or the part read is small enough
-        (:data:`_FULL_CHECK`) for that to be cheap, so an edit in the middle is noticed as well.
+        everything read is compared too when ``full`` is True, or when it is None and the part read is
+        small enough (:data:`_FULL_CHECK`) for that to be cheap, so an edit in the middle is noticed as
+        well; never when ``full`` is False.
         """
         if self._identity != (st.st_dev, st.st_ino):
             return "The file was replaced."
@@ -443,7 +446,7 @@ class Session(SessionReader):
             return "The beginning of the file changed."
         if self._tail_guard(fd) != self._tail:
             return "Lines already read were changed."
-        cheap = full or self._read_end <= _FULL_CHECK
+        cheap = full if full is not None else self._read_end <= _FULL_CHECK
         if self._crc is not None and cheap and self._checksum(fd) != self._crc:
             return "Lines already read were changed."
         return None
