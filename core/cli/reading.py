@@ -8,9 +8,8 @@ measured against a bare parse, whole process, so start-up time counts.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
 from core.errors import PrimeSessionsError, SessionReadError
@@ -20,7 +19,7 @@ from core.session import Session, load_session
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.catalogue import Catalogue
+    from core.catalogue import Catalogue, RefreshStats
     from core.session import SessionSummary
     from core.session.context import DefaultLeaf
 
@@ -92,40 +91,53 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------------------- list
 def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
-    from core.catalogue.summary import summarize
-    from core.session import find_session_files
+    from core.catalogue.summary import scan_summaries
 
-    summaries: list[SessionSummary] = []
-    seen: set[str] = set()
-    for root in roots:
-        for path in find_session_files(root):
-            key = os.path.realpath(path)
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                session = load_session(path, checksum=False)
-            except PrimeSessionsError as err:
-                problems.append(str(err))
-                continue
-            if session.header is None:
-                continue  # not a session file (the reference hides these too)
-            summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
-    summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
-    summaries.sort(key=lambda s: s.modified or "", reverse=True)
-    return summaries
+    return scan_summaries(roots, problems)
 
 
-def _open_catalogue(args: argparse.Namespace) -> Catalogue:
-    from core.catalogue import Catalogue
+# A command says at once that another process holds the catalogue (SQLite's own wait would be silent);
+# ``list`` then reads the files, ``index`` and ``search`` wait this much longer, saying so.
+QUICK_LOCK_WAIT = 0.5
+LONG_LOCK_WAIT = 60.0
 
-    catalogue = Catalogue(args.catalogue)
+
+def _open_catalogue(args: argparse.Namespace, *, waiting: bool = False) -> Catalogue:
+    """The catalogue, waiting :data:`QUICK_LOCK_WAIT` for another process's lock.
+
+    When that passes: with ``waiting``, a note and :data:`LONG_LOCK_WAIT` more; else CatalogueBusyError.
+    """
+    from core.catalogue import Catalogue, CatalogueBusyError
+
+    try:
+        catalogue = Catalogue(args.catalogue, lock_wait=QUICK_LOCK_WAIT)
+    except CatalogueBusyError as err:
+        if not waiting:
+            raise
+        _waiting_note(err)
+        catalogue = Catalogue(args.catalogue, lock_wait=LONG_LOCK_WAIT)
     if catalogue.rebuilt_reason:
         print(
             f"{PROG}: the catalogue was unusable ({catalogue.rebuilt_reason}); it is being rebuilt.",
             file=sys.stderr,
         )
     return catalogue
+
+
+def _waiting_note(err: Exception) -> None:
+    print(f"{PROG}: {err} Waiting for it (up to {LONG_LOCK_WAIT:g} s)...", file=sys.stderr, flush=True)
+
+
+def _refresh_waiting(catalogue: Catalogue, roots: list[Path], **options: Any) -> RefreshStats:
+    """``catalogue.refresh``; when another process holds the catalogue, a note, then a longer wait."""
+    from core.catalogue import CatalogueBusyError
+
+    try:
+        return catalogue.refresh(roots, **options)
+    except CatalogueBusyError as err:
+        _waiting_note(err)
+        catalogue.wait_for_lock(LONG_LOCK_WAIT)
+        return catalogue.refresh(roots, **options)
 
 
 def _roots(args: argparse.Namespace) -> list[Path]:
@@ -184,11 +196,11 @@ def _index(args: argparse.Namespace) -> int:
     from core.cli.status import ProgressBar
 
     roots = _roots(args)
-    catalogue = _open_catalogue(args)
+    catalogue = _open_catalogue(args, waiting=True)
     bar = ProgressBar()
     cancel = threading.Event()
     try:
-        stats = catalogue.refresh(roots, progress=bar, cancel=cancel)
+        stats = _refresh_waiting(catalogue, roots, progress=bar, cancel=cancel)
     except KeyboardInterrupt:
         cancel.set()
         raise
@@ -210,11 +222,18 @@ def _index(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     args.roots = [*(args.roots or []), *(args.more_roots or [])]  # --root ROOT: the old spelling
+    from core.catalogue import CatalogueBusyError
+
     roots = _roots(args)
-    catalogue = _open_catalogue(args)
+    catalogue = _open_catalogue(args, waiting=True)
     try:
         if not args.no_refresh:
-            for problem in catalogue.refresh(roots).errors:
+            try:
+                problems = _refresh_waiting(catalogue, roots).errors
+            except CatalogueBusyError as err:
+                print(f"{PROG}: {err} Searching the catalogue as it is.", file=sys.stderr)
+                problems = []
+            for problem in problems:
                 print(f"{PROG}: {problem}", file=sys.stderr)
         hits = catalogue.search(
             args.query,
