@@ -299,7 +299,7 @@ def _show(args: argparse.Namespace) -> int:
         out(f"Problems  {s.problems} (run '{PROG} check {args.file}')")
     out("")
     path = session.path_to(session.leaf_id)
-    for entry, body in zip(path, session.bodies(path), strict=True):
+    for entry, body in zip(path, session.preview_bodies(path), strict=True):
         label = session.label_for(entry.id)
         badge = f" [{label}]" if label else ""
         out(f"{entry.id}{badge}  {entry_preview(entry, body, width=args.width)}")
@@ -371,7 +371,7 @@ def _tree(args: argparse.Namespace) -> int:
     entries = session.tree.walk()
     wanted = [(e, d) for e, d in entries]
     lines = []
-    for (entry, depth), body in zip(wanted, session.bodies(e for e, _ in wanted), strict=True):
+    for (entry, depth), body in zip(wanted, session.preview_bodies(e for e, _ in wanted), strict=True):
         marker = "@" if entry.id == leaf else ("*" if entry.id in on_path else " ")
         label = session.label_for(entry.id)
         badge = f"[{label}] " if label else ""
