@@ -6,6 +6,7 @@ rules on smaller runs). Run from the repository with the sources on ``sys.path``
     python benchmarks/run_reliability.py recall               # survivors per kind and format, false positives
     python benchmarks/run_reliability.py kill [--trials N]    # SIGKILL during fork, clone and export writes
     python benchmarks/run_reliability.py writers [--edits N]  # labels while an agent writes lines in pieces
+    python benchmarks/run_reliability.py contend [--edits N] [--processes 3]  # several editing processes
     python benchmarks/run_reliability.py purge                # a deleted session's words leave the catalogue
     python benchmarks/run_reliability.py tree                 # tree text output, 1,000 to 100,000 levels
 
@@ -237,6 +238,114 @@ def writers(edits: int, locked: bool) -> None:
         shutil.rmtree(work)
 
 
+_EDITOR = """
+import sys
+sys.path.insert(0, sys.argv[4])  # the same sources as the benchmark's own process
+from core.errors import PrimeSessionsError
+from core.session import load_session
+from core.writing import append_label
+path, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+session = load_session(path)
+target = session.entries[0].id
+ours = refused = 0
+sys.stdout.write("ready\\n"); sys.stdout.flush()
+sys.stdin.readline()  # all start together
+for i in range(count):
+    try:
+        append_label(session, target, f"{name}-{i}")
+        ours += 1
+    except PrimeSessionsError:
+        refused += 1
+        session = load_session(path)
+print(ours, refused)
+"""
+
+
+def contend(edits: int, processes: int, pieces: int, pause: float, gap: float) -> None:
+    """``edits`` labels from ``processes`` processes at once while an agent writes lines in ``pieces``.
+
+    The audit's case (issue 29): three app processes editing while an agent, taking no lock, writes
+    each line in two ``write()`` calls. The editors take turns through the lock; what is left is an
+    agent line starting in the instant between an editor's last look and its write. Counts the agent's
+    lines and the labels that survive, and the line fragments nobody can read.
+    """
+    import core
+
+    sources = str(Path(core.__file__).resolve().parent.parent)  # PYTHONPATH=OTHER measures that checkout
+    helpers = _load("tests/helpers.py", "reliability_helpers")
+    work = Path(tempfile.mkdtemp())
+    try:
+        file = work / "s.jsonl"
+        pi = (
+            HERE.parent
+            / "shared"
+            / "reference"
+            / "samples"
+            / "pi-layout"
+            / "sessions"
+            / "--home-dev-acme-webapp--"
+        )
+        shutil.copy(next(pi.glob("2026-03-03T*.jsonl")), file)
+        before = file.read_bytes()
+        stop = work / "stop"
+        share = [edits // processes + (1 if k < edits % processes else 0) for k in range(processes)]
+        editors = [
+            subprocess.Popen(
+                [sys.executable, "-c", _EDITOR, str(file), f"p{k}", str(count), sources],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for k, count in enumerate(share)
+        ]
+        for editor in editors:
+            assert editor.stdout is not None and editor.stdout.readline() == "ready\n"
+        agent = helpers.start_slow_agent(
+            file, stop, pieces=pieces, pause=pause, gap=gap, lock_line_starts=False
+        )
+        assert agent.stdout is not None and agent.stdout.readline() == "started\n"
+        started = time.perf_counter()
+        for editor in editors:
+            assert editor.stdin is not None
+            editor.stdin.write("go\n")
+            editor.stdin.flush()
+        ours = refused = 0
+        for editor in editors:
+            out, _err = editor.communicate(timeout=3600)
+            done, failed = map(int, out.split())
+            ours, refused = ours + done, refused + failed
+        took = time.perf_counter() - started
+        stop.touch()
+        out, _err = agent.communicate(timeout=60)
+        written = int(out)
+        damaged = labels = 0
+        intact: set[str] = set()
+        for raw in file.read_bytes()[len(before) :].split(b"\n"):
+            try:
+                entry = orjson.loads(raw) if raw else None
+            except orjson.JSONDecodeError:
+                damaged += 1
+                continue
+            if entry is None:
+                continue
+            if entry.get("type") == "label":
+                labels += 1
+            elif entry.get("type") == "custom" and entry["data"]["pad"] == "x" * 300:
+                intact.add(entry["id"])
+        lost = written - len(intact)
+        print(
+            f"{edits} edits from {processes} processes in {took:.0f} s while an agent (no lock) wrote"
+            f" {written} lines, each in {pieces} write() calls {pause * 1000:g} ms apart,"
+            f" {gap * 1000:g} ms between lines:"
+        )
+        print(f"  labels written {ours} (found {labels}, lost {ours - labels}), refused {refused}")
+        print(f"  agent lines lost {lost}; unreadable line fragments {damaged}")
+        torn = max(lost, ours - labels)  # each collision tears one agent line (and, before, the label)
+        print(f"  edits that tore a line: {torn} ({torn / max(ours, 1):.3%} of the edits)")
+    finally:
+        shutil.rmtree(work)
+
+
 def purge(sessions: int) -> None:
     """``sessions`` generated sessions catalogued; one deleted (as the trash does); the next pass."""
     from core.catalogue import Catalogue
@@ -320,6 +429,12 @@ def main() -> None:
     w = sub.add_parser("writers")
     w.add_argument("--edits", type=int, default=200)
     w.add_argument("--agent-locks", action="store_true", help="the agent takes flock for each line's start")
+    c = sub.add_parser("contend")
+    c.add_argument("--edits", type=int, default=5000)
+    c.add_argument("--processes", type=int, default=3)
+    c.add_argument("--pieces", type=int, default=2, help="write() calls per agent line")
+    c.add_argument("--pause", type=float, default=0.003, help="seconds between an agent line's writes")
+    c.add_argument("--gap", type=float, default=0.005, help="seconds between two agent lines")
     sub.add_parser("purge").add_argument("--sessions", type=int, default=300)
     sub.add_parser("tree").add_argument("--depths", type=int, nargs="+", default=[1000, 10000, 100000])
     args = parser.parse_args()
@@ -330,6 +445,8 @@ def main() -> None:
         kill(args.trials)
     elif args.part == "writers":
         writers(args.edits, args.agent_locks)
+    elif args.part == "contend":
+        contend(args.edits, args.processes, args.pieces, args.pause, args.gap)
     elif args.part == "tree":
         tree(args.depths)
     else:

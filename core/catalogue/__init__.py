@@ -15,7 +15,7 @@ from core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from core.catalogue.catalogue import Catalogue, default_catalogue_dir
-    from core.catalogue.schema import CatalogueError
+    from core.catalogue.schema import CatalogueBusyError, CatalogueError
     from core.catalogue.search import Hit, QueryError, SearchFilters
     from core.catalogue.touches import SessionTouches
     from core.catalogue.update import RefreshStats
@@ -25,7 +25,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "core.catalogue.catalogue": "Catalogue default_catalogue_dir",
-        "core.catalogue.schema": "CatalogueError",
+        "core.catalogue.schema": "CatalogueBusyError CatalogueError",
         "core.catalogue.search": "Hit QueryError SearchFilters",
         "core.catalogue.touches": "SessionTouches",
         "core.catalogue.update": "RefreshStats",

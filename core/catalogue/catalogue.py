@@ -33,7 +33,15 @@ from core.catalogue.lookup import SessionKey, match_sessions
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
 from core.catalogue.reading import Part, WholeRead, read_whole
-from core.catalogue.schema import open_catalogue, os_reason, sqlite_errors, transaction
+from core.catalogue.schema import (
+    LOCK_WAIT,
+    PATH_PARAMETER,
+    open_catalogue,
+    os_reason,
+    path_bytes,
+    sqlite_errors,
+    transaction,
+)
 from core.catalogue.search import Hit, SearchFilters, search_entries
 from core.catalogue.touches import SessionTouches, session_paths_touching, sessions_touching
 from core.catalogue.update import Batch as _Batch
@@ -80,8 +88,9 @@ class Catalogue:
         rebuilt_reason: why an existing catalogue file was thrown away and rebuilt, or None.
     """
 
-    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, folder: str | os.PathLike[str] | None = None, *, lock_wait: float = LOCK_WAIT) -> None:
         self.folder = Path(folder) if folder is not None else default_catalogue_dir()
+        self._lock_wait = lock_wait
         self.path = self.folder / "catalogue.sqlite3"
         self.rebuilt_reason: str | None = None  # why an existing catalogue file was thrown away
         self._local = threading.local()
@@ -94,13 +103,20 @@ class Catalogue:
     def _connect(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn, rebuilt = open_catalogue(self.folder, self.path)
+            conn, rebuilt = open_catalogue(self.folder, self.path, self._lock_wait)
             if rebuilt is not None:
                 self.rebuilt_reason = rebuilt
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.append(conn)
         return conn
+
+    def wait_for_lock(self, seconds: float) -> None:
+        """From now on, wait up to ``seconds`` for another process's lock (this thread's connection too)."""
+        self._lock_wait = seconds
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
 
     def close(self) -> None:
         """Close every connection this catalogue opened (call from the owning thread at shutdown)."""
@@ -359,7 +375,10 @@ class Catalogue:
         with sqlite_errors("read"):
             row = (
                 self._connect()
-                .execute("SELECT diagnostics FROM files WHERE path = ?", (os.path.abspath(path),))
+                .execute(
+                    f"SELECT diagnostics FROM files WHERE path = {PATH_PARAMETER}",
+                    (path_bytes(os.path.abspath(path)),),
+                )
                 .fetchone()
             )
         return (

@@ -12,11 +12,12 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeAlias
 
 import orjson
 
+from core.catalogue.schema import path_bytes
 from core.catalogue.search_text import Doc, clean_text, entry_doc, stored_text
 from core.catalogue.summary import summarize
 from core.catalogue.touch_rows import TouchCollector, TouchRow
@@ -24,7 +25,7 @@ from core.catalogue.usage_rows import UsageDbRow, usage_db_rows
 from core.session.entry import AssistantInfo, Entry
 from core.session.jsonl import JsonObject
 from core.session.session import Session
-from core.session.usage import usage_totals
+from core.session.usage import unusable_note, usage_totals
 from core.timefmt import js_date_ms
 from core.usage.records import UsageCollector
 from core.usage.totals import may_record_usage, remember_totals
@@ -72,6 +73,32 @@ def json_text(value: object) -> str:
         return orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):  # lone surrogates, or integers beyond 64 bits
         return clean_text(json.dumps(value, ensure_ascii=False))
+
+
+def storable(value: object) -> object:
+    """``value`` as SQLite can store it: an integer beyond its 64 bits as the nearest float.
+
+    A header can hold anything (a ``version`` of 2**64); the figures that are added up are kept within
+    bounds where they are read (:data:`core.session.usage.MAX_FIGURE`), this is the last guard.
+    """
+    if type(value) is int and not -(1 << 63) <= value < 1 << 63:
+        return float(value)
+    return value
+
+
+def stored_path(path: str | None) -> bytes | str | None:
+    """A path from a header as the catalogue stores it (see :data:`PATH_COLUMNS`).
+
+    Its bytes, so a file name that is not UTF-8 (written as escapes of the bytes Python could not
+    decode) still names that file (:func:`core.catalogue.schema.path_bytes`); any other lone surrogate
+    as U+FFFD.
+    """
+    if path is None:
+        return None
+    try:
+        return path_bytes(path)
+    except UnicodeEncodeError:
+        return clean_text(path).encode("utf-8")
 
 
 def guards(path: str, read_end: int) -> tuple[bytes, bytes]:
@@ -220,6 +247,9 @@ def part_text() -> int:
         return PART_TEXT
 
 
+PATH_COLUMNS = frozenset({"parent_session"})
+"""The columns of :data:`FILE_COLUMNS` whose values are :func:`stored_path` bytes, taken as text."""
+
 FILE_COLUMNS = (
     "dev, ino, size, mtime_ns, mtime_ms, read_end, line_no, unterminated, head, tail, header, version,"
     " session_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,"
@@ -283,6 +313,13 @@ def read_whole(
             remember_totals(session, entry, *((row.total, row.cost) if row is not None else (0, 0.0)))
     summary = summarize(session, st.st_mtime_ns / 1e6)
     diagnostics: list[StoredNote] = [(d.line, d.kind, d.message) for d in session.diagnostics]
+    # Usage figures too large to add up, in the places the index does not read (tool results, ...).
+    noted = set(diagnostics)
+    extra = [(line, "invalid-field", unusable_note(figure)) for line, figure in collector.unusable.items()]
+    extra = [note for note in extra if note not in noted]
+    if extra:
+        diagnostics = sorted(diagnostics + extra, key=lambda note: note[0])
+        summary = replace(summary, problems=summary.problems + len(extra))
     head, tail = guards(path, session.size)
     # id -> parent, the later line winning for a repeated id, as in Session.by_id
     parents = {entry.id: entry.parent_id for entry in session.entries}
@@ -290,7 +327,7 @@ def read_whole(
     entries, texts = entry_rows(pending, docs, on_path)
     texts = _unhanded(texts, handed)
     path_lines = _runs(e.line for e in session.entries if e.line <= handed_up_to and e.id in on_path)
-    files = (
+    files: tuple[object, ...] = (
         st.st_dev,
         st.st_ino,
         st.st_size,
@@ -306,7 +343,7 @@ def read_whole(
         clean_text(summary.id),
         clean_text(summary.cwd),
         clean_text(summary.name),
-        clean_text(summary.parentSessionPath),
+        stored_path(summary.parentSessionPath),
         session.created_ms,
         js_date_ms(summary.modified),
         session.last_activity_ms,
@@ -321,6 +358,7 @@ def read_whole(
         summary.problems,
         json_text(diagnostics),
     )
+    files = tuple(map(storable, files))
     overrides = [(target, *usage_totals(usage)) for target, usage in session.usage_overrides.items()]
     return WholeRead(
         path,

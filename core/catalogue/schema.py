@@ -11,6 +11,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -108,6 +109,25 @@ class CatalogueError(PrimeSessionsError):
     """The catalogue cannot be used (its folder is not writable, the disk is full...)."""
 
 
+class CatalogueBusyError(CatalogueError):
+    """Another process holds the catalogue's lock (another window or command updating it).
+
+    Raised once the connection's lock wait (:data:`LOCK_WAIT`, or what the caller chose) has passed; the
+    caller says so at once and reads the session files, or waits longer with a note.
+    """
+
+
+LOCK_WAIT = 30.0
+"""Seconds a catalogue connection waits for another process's lock by default."""
+BUSY_SENTENCE = "Another process (another Prime Sessions window or command) is updating the catalogue"
+
+
+def is_busy(err: BaseException) -> bool:
+    """True when a SQLite error says another connection holds the lock (SQLITE_BUSY or SQLITE_LOCKED)."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in str(err)
+
+
 class KnownFile(NamedTuple):
     """What the catalogue remembers about a file (a ``files`` row), to decide how to bring it up to date."""
 
@@ -130,15 +150,20 @@ class KnownFile(NamedTuple):
 KNOWN_COLUMNS = ", ".join(KnownFile._fields)
 
 
-def open_catalogue(folder: Path, path: Path) -> tuple[sqlite3.Connection, str | None]:
+def open_catalogue(
+    folder: Path, path: Path, lock_wait: float = LOCK_WAIT
+) -> tuple[sqlite3.Connection, str | None]:
     """A connection to the catalogue file ``path`` in ``folder``, created (or rebuilt) as needed.
+
+    ``lock_wait``: seconds the connection waits for another process's lock, now and later.
 
     Returns:
         The connection, and why an existing file was thrown away and rebuilt (None when it was not).
 
     Raises:
         CatalogueError: the folder cannot be created, or the file cannot be opened (never deleted
-            then: busy, read-only or a full disk say nothing about the file being damaged).
+            then: busy, read-only or a full disk say nothing about the file being damaged);
+            CatalogueBusyError when another process held its lock for ``lock_wait`` seconds.
     """
     if folder.exists() and not folder.is_dir():
         raise CatalogueError(f"Cannot create the catalogue folder {folder}: it is a file, not a folder.")
@@ -147,8 +172,10 @@ def open_catalogue(folder: Path, path: Path) -> tuple[sqlite3.Connection, str | 
     except OSError as err:
         raise CatalogueError(f"Cannot create the catalogue folder {folder}: {os_reason(err)}.") from err
     try:
-        return _open_checked(path), None
+        return _open_checked(path, lock_wait), None
     except (sqlite3.Error, _StaleSchema) as err:
+        if is_busy(err):
+            raise CatalogueBusyError(f"{BUSY_SENTENCE} at {path}, so it cannot be opened now.") from err
         if not _is_damage(err):
             # Busy, read-only, cannot open, disk full: the file may be fine, so never delete it.
             raise CatalogueError(f"Cannot open the catalogue at {path}: {err}.") from err
@@ -156,13 +183,34 @@ def open_catalogue(folder: Path, path: Path) -> tuple[sqlite3.Connection, str | 
         reason = str(err) or type(err).__name__
         _delete_files(path)
         try:
-            return _open_checked(path), reason
+            return _open_checked(path, lock_wait), reason
         except (sqlite3.Error, _StaleSchema) as again:
             raise CatalogueError(f"Cannot create the catalogue at {path}: {again}.") from again
 
 
-def _open_checked(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=True)
+PATH_PARAMETER = "CAST(? AS TEXT)"
+"""How SQL takes a file path given as :func:`path_bytes`: as text, whatever its bytes."""
+
+
+def path_bytes(path: str) -> bytes:
+    r"""A file path as SQL takes it (with :data:`PATH_PARAMETER`): its bytes on disk.
+
+    A file name need not be UTF-8 (one copied from an old system: ``caf\xe9.jsonl``); Python names it
+    with lone surrogates, which SQLite cannot take as text. Its bytes, cast to text, it stores as they
+    are, and the connection's text factory gives the same name back (:data:`decode_stored`). A UTF-8
+    name's bytes are its UTF-8 text, so every other path is stored exactly as before.
+    """
+    return path.encode("utf-8", "surrogateescape")
+
+
+# Text read back from the catalogue: what was stored as UTF-8 is read as before; a path's bytes that
+# are not UTF-8 come back as the lone surrogates Python names them with (see path_bytes).
+decode_stored = partial(str, encoding="utf-8", errors="surrogateescape")
+
+
+def _open_checked(path: Path, lock_wait: float) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=lock_wait, isolation_level=None, check_same_thread=True)
+    conn.text_factory = decode_stored
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -240,6 +288,8 @@ def sqlite_errors(action: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as err:
+        if is_busy(err):
+            raise CatalogueBusyError(f"{BUSY_SENTENCE}, so this one could not {action} it now.") from err
         raise CatalogueError(f"Cannot {action} the catalogue: {err}.") from err
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypedDict
 
 from core.catalogue.query import invalid_query, to_fts
-from core.catalogue.schema import CatalogueError, sqlite_errors
+from core.catalogue.schema import CatalogueError, decode_stored, sqlite_errors
 from core.catalogue.search_text import entry_doc
 from core.catalogue.snippets import OPERATORS, make_snippet, mark_spans, query_terms
 from core.catalogue.touches import touched_condition, touched_ids
@@ -111,6 +111,11 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
     """
     if not query.strip():
         raise QueryError("The search is empty; type one or more words.")
+    _as_text(query, "The search")
+    for name in ("cwd", "role", "tool", "model"):
+        value = filters.get(name)
+        if isinstance(value, str):
+            _as_text(value, f"The {name} filter")
     where, params = _filter_sql(conn, filters)
     try:
         expression = to_fts(query)  # plain text by default (core.catalogue.query)
@@ -124,6 +129,29 @@ def search_entries(conn: sqlite3.Connection, query: str, filters: SearchFilters)
                 raise QueryError(_explain_query_error(query, err)) from err
             raise
     return _hits(rows, query_terms(query), once_per_file=filters.get("roots") is not None)
+
+
+def _as_text(value: str, what: str) -> None:
+    """Refuse, in one sentence, a search term that is not text.
+
+    Bytes that are not UTF-8 on the command line (or a lone surrogate pasted into the window) come as
+    lone surrogates, which no session's text holds and SQLite cannot take.
+
+    Raises:
+        QueryError: ``value`` holds a lone surrogate.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        # A byte the command line could not decode is U+DC80-U+DCFF: show the byte itself.
+        shown = "".join(
+            f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}"
+            for c in value[err.start : err.end]
+        )
+        raise QueryError(
+            f"{what} holds bytes that are not UTF-8 text ({shown} at character {err.start + 1}), which no"
+            " session holds; type it as text."
+        ) from err
 
 
 def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, list[object]]:
@@ -171,17 +199,22 @@ def _filter_sql(conn: sqlite3.Connection, filters: SearchFilters) -> tuple[str, 
     if roots is not None:
         reach = roots_reach(roots)
         # within() is the rule list and refresh use (a root, or one level of project folders below it).
-        conn.create_function("prime_within", 1, lambda path: within(path, reach), deterministic=True)
-        where.append("prime_within(f.path)")
+        # Given the path's bytes: a function's text arguments must be UTF-8 (see schema.path_bytes).
+        conn.create_function(
+            "prime_within", 1, lambda path: within(decode_stored(path), reach), deterministic=True
+        )
+        where.append("prime_within(CAST(f.path AS BLOB))")
     sessions = filters.get("sessions")
     if sessions is not None:
         from core.notes.note import note_key
 
         keys = frozenset(sessions)
-        conn.create_function(
-            "prime_noted", 2, lambda sid, path: note_key(sid, path) in keys, deterministic=True
-        )
-        where.append("prime_noted(f.session_id, f.path)")
+
+        def noted(sid: bytes | None, path: bytes) -> bool:
+            return note_key(None if sid is None else decode_stored(sid), decode_stored(path)) in keys
+
+        conn.create_function("prime_noted", 2, noted, deterministic=True)
+        where.append("prime_noted(CAST(f.session_id AS BLOB), CAST(f.path AS BLOB))")
     return " AND ".join(where), params
 
 

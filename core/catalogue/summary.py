@@ -7,8 +7,13 @@ layer's.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from core.errors import PrimeSessionsError
+from core.session.discovery import find_session_files
 from core.session.entry import AssistantInfo
-from core.session.session import Session
+from core.session.session import Session, load_session
 from core.session.summary import SessionSummary, problem_sentence
 from core.timefmt import iso_from_ms
 from core.usage.totals import entries_usage
@@ -53,3 +58,31 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
         lastStopReason=last_stop,
         firstProblem=problem_sentence(problems[0].line, problems[0].message) if problems else None,
     )
+
+
+def scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
+    """Summaries made by reading every session file under ``roots``, without the catalogue, newest first.
+
+    What ``list`` and the window show when the catalogue cannot be used (another process holds it, it
+    cannot be opened). Each file once, by its real path; a file that cannot be read adds its sentence
+    to ``problems``.
+    """
+    summaries: list[SessionSummary] = []
+    seen: set[str] = set()
+    for root in roots:
+        for path in find_session_files(root):
+            key = os.path.realpath(path)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                session = load_session(path, checksum=False)
+            except PrimeSessionsError as err:
+                problems.append(str(err))
+                continue
+            if session.header is None:
+                continue  # not a session file (the reference hides these too)
+            summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
+    summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
+    summaries.sort(key=lambda s: s.modified or "", reverse=True)
+    return summaries

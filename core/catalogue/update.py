@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import NamedTuple, TypeAlias
 
 from core.catalogue.purge import purge_unheld_texts
-from core.catalogue.reading import FILE_COLUMNS, EntryRow, OverrideRow, Part, WholeRead, guards
-from core.catalogue.schema import KNOWN_COLUMNS, CatalogueError, KnownFile, transaction
+from core.catalogue.reading import FILE_COLUMNS, PATH_COLUMNS, EntryRow, OverrideRow, Part, WholeRead, guards
+from core.catalogue.schema import (
+    KNOWN_COLUMNS,
+    PATH_PARAMETER,
+    CatalogueError,
+    KnownFile,
+    path_bytes,
+    transaction,
+)
 from core.catalogue.search_text import clean_text
 from core.catalogue.touch_rows import TouchRow
 from core.catalogue.usage_rows import delete_groups, insert_usage, regroup
@@ -99,8 +106,13 @@ def plan_refresh(conn: sqlite3.Connection, root_paths: list[Path], stats: Refres
     # Rows as SQLite gives them, (id, path, dev, ino, size, mtime_ns): 20,000 of them in a warm pass.
     known = {row[1]: row for row in conn.execute("SELECT id, path, dev, ino, size, mtime_ns FROM files")}
     found: dict[str, os.stat_result] = {}
+    identities: set[tuple[int, int]] = set()
     for root in root_paths:
-        found.update(stat_session_files(root))  # root paths are absolute: so are these
+        for path, st in stat_session_files(root):  # root paths are absolute: so are these
+            # A file reached from two roots (one inside the other, or a link) is catalogued once.
+            if (st.st_dev, st.st_ino) not in identities:
+                identities.add((st.st_dev, st.st_ino))
+                found[path] = st
     stats.files_seen = len(found)
     # Only files a root's search reaches can be gone: `list ~` must not drop every session
     # catalogued from ~/.pi/agent/sessions just because they lie deeper than it looks.
@@ -292,7 +304,10 @@ class WholeWriter:
         insert_overrides(conn, file_id, read.overrides)
         insert_usage(conn, file_id, read.usage)
         insert_touches(conn, file_id, read.touches)
-        assignments = ", ".join(f"{name.strip()}=?" for name in FILE_COLUMNS.split(","))
+        assignments = ", ".join(
+            f"{name}={PATH_PARAMETER}" if name in PATH_COLUMNS else f"{name}=?"
+            for name in (column.strip() for column in FILE_COLUMNS.split(","))
+        )
         conn.execute(f"UPDATE files SET {assignments} WHERE id=?", (*read.files, file_id))
         regroup(conn, file_id)
 
@@ -305,13 +320,14 @@ def writing_whole(batch: Batch, path: str) -> Iterator[WholeWriter]:
     """
     with batch.file() as conn:
         # By path, inside the write lock: another process may have catalogued it meanwhile.
-        for (old_id,) in conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchall():
+        stored = path_bytes(path)
+        for (old_id,) in conn.execute(f"SELECT id FROM files WHERE path = {PATH_PARAMETER}", (stored,)):
             delete_file_rows(conn, old_id)
             batch.replaced = True
         file_id = conn.execute(
             "INSERT INTO files(path, read_end, line_no, unterminated, head, tail)"
-            " VALUES (?, 0, 0, 0, x'', x'')",
-            (path,),
+            f" VALUES ({PATH_PARAMETER}, 0, 0, 0, x'', x'')",
+            (stored,),
         ).lastrowid
         assert file_id is not None  # an INSERT into a rowid table always gives one
         yield WholeWriter(batch, conn, file_id)

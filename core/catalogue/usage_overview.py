@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import TypeVar
 
-from core.catalogue.usage_query import grid_of_groups, group_source, restricted, session_files
+from core.catalogue.usage_query import UNDATED, grid_of_groups, group_source, restricted, session_files
 from core.usage.overview import PERIOD_KINDS, UsageOverview
 from core.usage.reports import UsageFilter, UsageRow
 
@@ -154,9 +154,10 @@ def usage_overview(
     sessions: dict[int, _Sum] = {}
     models: dict[str, _Sum] = {}
     day_projects: dict[tuple[str, str], _Sum] = {}
+    undated = _Sum(False)  # usage without a calendar date: counted, but on no day
     rows = conn.execute(
-        "SELECT k.key, g.file_id, g.model, g.on_path, sum(g.input), sum(g.output), sum(g.cache_write),"
-        " sum(g.cache_read), sum(g.total), sum(g.cost), sum(g.child_cost), min(g.first), max(g.last)"
+        "SELECT k.key, g.file_id, g.model, g.on_path, total(g.input), total(g.output), total(g.cache_write),"
+        " total(g.cache_read), total(g.total), sum(g.cost), sum(g.child_cost), min(g.first), max(g.last)"
         f"{source} GROUP BY 1, 2, 3, 4",
         args,
     )
@@ -164,7 +165,10 @@ def usage_overview(
         values = (i, o, cw, cr, total, cost, 0.0 if on_path else cost, child)
         _into(sessions, file_id, False).add(values, file_id, model, first, last)
         _into(models, model, False).add(values, file_id, model, first, last)
-        _into(day_projects, (day, files[file_id].project), True).add(values, file_id, model, first, last)
+        if day == UNDATED:
+            undated.add(values, file_id, model, first, last)
+        else:
+            _into(day_projects, (day, files[file_id].project), True).add(values, file_id, model, first, last)
     days: dict[str, _Sum] = {}
     periods: dict[str, _Sum] = days if period == "daily" else {}
     by_project: dict[tuple[str, str], _Sum] = {}
@@ -217,4 +221,5 @@ def usage_overview(
         sessions=session_rows,
         all_projects=sorted(every_project),
         all_models=sorted(every_model),
+        undated=undated.row("undated") if undated.files else None,
     )

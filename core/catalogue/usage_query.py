@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from core.catalogue.update import roots_reach, within
 from core.catalogue.usage_rows import GRAINS, counted
+from core.timefmt import on_calendar
 from core.usage.records import UsageRecord
 from core.usage.reports import LocalClock, UsageFilter, UsageReport, UsageRow, add_counts, report
 
@@ -80,23 +81,36 @@ def temp_table(conn: sqlite3.Connection, name: str, columns: str, rows: Iterable
     conn.executemany(f"INSERT OR IGNORE INTO {name} VALUES ({marks})", rows)
 
 
+def dated(bucket: int, grain: int) -> bool:
+    """True when the whole of a bucket of ``grain`` seconds has calendar dates (see ``on_calendar``)."""
+    return on_calendar(bucket * grain) and on_calendar((bucket + 1) * grain)
+
+
 def bucket_days(
     conn: sqlite3.Connection, filt: UsageFilter
-) -> tuple[int, LocalClock, list[tuple[int, date]]]:
+) -> tuple[int, LocalClock, list[tuple[int, date | None]]]:
     """The grain to read, the filter's clock, and the local day of each bucket with usage in the date range.
 
     Hours serve when the zone's offset is a whole number of hours at every hour with usage; otherwise
-    (India, Nepal, Newfoundland...) 15 minutes do.
+    (India, Nepal, Newfoundland...) 15 minutes do. A bucket outside the calendar has no day (None):
+    it is in no range of dates.
     """
     clock = LocalClock(filt.timezone)
     for grain in GRAINS:
         buckets = [
             b for (b,) in conn.execute("SELECT DISTINCT bucket FROM usage_groups WHERE grain = ?", (grain,))
         ]
-        if grain == GRAINS[-1] or all(clock.offset(b * grain) % grain == 0 for b in buckets):
+        if grain == GRAINS[-1] or all(
+            clock.offset(b * grain) % grain == 0 for b in buckets if dated(b, grain)
+        ):
             break
-    days = []
+    days: list[tuple[int, date | None]] = []
+    dateless = filt.since is None and filt.until is None
     for bucket in buckets:
+        if not dated(bucket, grain):
+            if dateless:
+                days.append((bucket, None))
+            continue
         day = clock.at(bucket * grain)[0]
         if (filt.since is not None and day < filt.since) or (filt.until is not None and day > filt.until):
             continue
@@ -105,11 +119,16 @@ def bucket_days(
 
 
 def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tuple[int, list[tuple[int, str]]]:
-    """The grain to read, and ``(bucket, row key)`` of each of its buckets that the date range keeps."""
+    """The grain to read, and ``(bucket, row key)`` of each of its buckets that the date range keeps.
+
+    A bucket without a calendar date has the key :data:`UNDATED`.
+    """
     grain, _clock, days = bucket_days(conn, filt)
     keyed = []
     for bucket, day in days:
-        if kind == "daily":
+        if day is None:
+            key = UNDATED
+        elif kind == "daily":
             key = day.isoformat()
         elif kind == "weekly":
             key = (day - timedelta(days=day.weekday())).isoformat()
@@ -121,8 +140,11 @@ def _bucket_keys(conn: sqlite3.Connection, kind: str, filt: UsageFilter) -> tupl
     return grain, keyed
 
 
+UNDATED = ""
+"""The row key of usage outside the calendar: left out of the period rows, counted in the others."""
+
 _SUMS = (
-    "sum(g.input), sum(g.output), sum(g.cache_write), sum(g.cache_read), sum(g.total), sum(g.cost),"
+    "total(g.input), total(g.output), total(g.cache_write), total(g.cache_read), total(g.total), sum(g.cost),"
     " sum(CASE WHEN g.on_path THEN 0 ELSE g.cost END), sum(g.child_cost), min(g.first), max(g.last),"
     " count(DISTINCT g.file_id)"
 )
@@ -230,6 +252,10 @@ def usage_report(
     sessions: dict[str, set[int]] = {}
     for key, file_id in conn.execute(f"SELECT DISTINCT {row_key}, g.file_id{source}", args):
         sessions.setdefault(name(key), set()).add(file_id)
+    undated = rows.pop(UNDATED, None) if row_key == "k.key" else None
+    if undated is not None:
+        undated.sessions = len(sessions.pop(UNDATED))
+        undated.model_breakdowns = []
     totals = UsageRow("total")
     ordered = list(rows.values())
     for row in ordered:
@@ -255,7 +281,7 @@ def usage_report(
         ordered.sort(key=lambda row: (-row.total_cost, row.key))
     else:
         ordered.sort(key=lambda row: row.key)
-    return UsageReport(kind, ordered, totals)
+    return UsageReport(kind, ordered, totals, undated)
 
 
 def usage_grid(
@@ -274,6 +300,8 @@ def grid_of_groups(
     clock = LocalClock(filt.timezone)
     grid = [[0.0] * 24 for _ in range(7)]
     for bucket, cost in conn.execute(f"SELECT g.bucket, sum(g.cost){source} GROUP BY 1", args):
+        if not dated(bucket, grain):
+            continue
         day, hour = clock.at(bucket * grain)
         grid[day.weekday()][hour] += cost
     return grid

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterable, Set
 from typing import TypeAlias
 
+from core.catalogue.search_text import clean_text
 from core.usage.records import EntryUsage
 
 UsageDbRow: TypeAlias = tuple[
@@ -52,14 +53,22 @@ def usage_db_rows(rows: list[EntryUsage], on_path: Set[str]) -> list[UsageDbRow]
 
 
 def insert_usage(conn: sqlite3.Connection, file_id: int, rows: list[UsageDbRow]) -> None:
-    """Add (or replace, by line) a file's usage rows."""
+    """Add (or replace, by line) a file's usage rows.
+
+    A model name or id holding half a surrogate pair (SQLite takes no such text) is stored with U+FFFD
+    in its place, as every text of the catalogue is; checking every row up front would cost more than
+    the rare retry.
+    """
     if rows:
-        conn.executemany(
+        sql = (
             "INSERT OR REPLACE INTO usage(file_id, line, entry_id, ts_ms, model, kind, input, output,"
             " cache_read, cache_write, total, cost, child_tokens, child_cost, on_path)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(file_id, *row) for row in rows],
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
+        try:
+            conn.executemany(sql, [(file_id, *row) for row in rows])
+        except UnicodeEncodeError:
+            conn.executemany(sql, [(file_id, *map(clean_text, row)) for row in rows])
 
 
 def reattribute(conn: sqlite3.Connection, file_id: int, targets: Iterable[str]) -> None:
@@ -148,8 +157,8 @@ def regroup(conn: sqlite3.Connection, file_id: int) -> None:
     for grain in GRAINS:
         conn.execute(
             f"INSERT INTO usage_groups SELECT {grain}, u.file_id, CAST({moment} / {grain}000.0 AS INTEGER),"
-            " u.model, u.on_path, sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_write),"
-            f" sum(u.total), sum(u.cost), sum(u.child_cost), min({moment}) / 1000.0, max({moment}) / 1000.0"
+            " u.model, u.on_path, total(u.input), total(u.output), total(u.cache_read), total(u.cache_write),"
+            f" total(u.total), sum(u.cost), sum(u.child_cost), min({moment}) / 1000.0, max({moment}) / 1000.0"
             " FROM usage u JOIN usage_sessions f ON f.file_id = u.file_id"
             f" WHERE u.file_id = ? AND u.copied = 0 AND {counted('u')} GROUP BY 3, 4, 5",
             (file_id,),

@@ -44,9 +44,14 @@ def local_time(iso: str | None) -> str:
     from datetime import datetime
 
     try:
-        return datetime.fromisoformat(iso or "").astimezone().strftime("%Y-%m-%d %H:%M")
+        moment = datetime.fromisoformat(iso or "")
     except ValueError:
         return " " * 16
+    try:
+        moment = moment.astimezone()
+    except (OverflowError, OSError):  # year 1 or 9999 moved into the local zone: shown as written
+        pass
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def output_file(

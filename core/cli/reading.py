@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.cli.notes import notes_by_key
 from core.cli.output import PROG, emit_json, json_bytes, local_time, out
@@ -24,7 +24,7 @@ from core.session import Session, load_session
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from core.catalogue import Catalogue, SessionTouches
+    from core.catalogue import Catalogue, RefreshStats, SessionTouches
     from core.notes import Note
     from core.session import SessionSummary
     from core.session.context import DefaultLeaf
@@ -116,40 +116,53 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------------------- list
 def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
-    from core.catalogue.summary import summarize
-    from core.session import find_session_files
+    from core.catalogue.summary import scan_summaries
 
-    summaries: list[SessionSummary] = []
-    seen: set[str] = set()
-    for root in roots:
-        for path in find_session_files(root):
-            key = os.path.realpath(path)
-            if key in seen:
-                continue
-            seen.add(key)
-            try:
-                session = load_session(path, checksum=False)
-            except PrimeSessionsError as err:
-                problems.append(str(err))
-                continue
-            if session.header is None:
-                continue  # not a session file (the reference hides these too)
-            summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
-    summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
-    summaries.sort(key=lambda s: s.modified or "", reverse=True)
-    return summaries
+    return scan_summaries(roots, problems)
 
 
-def _open_catalogue(args: argparse.Namespace) -> Catalogue:
-    from core.catalogue import Catalogue
+# A command says at once that another process holds the catalogue (SQLite's own wait would be silent);
+# ``list`` then reads the files, ``index`` and ``search`` wait this much longer, saying so.
+QUICK_LOCK_WAIT = 0.5
+LONG_LOCK_WAIT = 60.0
 
-    catalogue = Catalogue(args.catalogue)
+
+def _open_catalogue(args: argparse.Namespace, *, waiting: bool = False) -> Catalogue:
+    """The catalogue, waiting :data:`QUICK_LOCK_WAIT` for another process's lock.
+
+    When that passes: with ``waiting``, a note and :data:`LONG_LOCK_WAIT` more; else CatalogueBusyError.
+    """
+    from core.catalogue import Catalogue, CatalogueBusyError
+
+    try:
+        catalogue = Catalogue(args.catalogue, lock_wait=QUICK_LOCK_WAIT)
+    except CatalogueBusyError as err:
+        if not waiting:
+            raise
+        _waiting_note(err)
+        catalogue = Catalogue(args.catalogue, lock_wait=LONG_LOCK_WAIT)
     if catalogue.rebuilt_reason:
         print(
             f"{PROG}: the catalogue was unusable ({catalogue.rebuilt_reason}); it is being rebuilt.",
             file=sys.stderr,
         )
     return catalogue
+
+
+def _waiting_note(err: Exception) -> None:
+    print(f"{PROG}: {err} Waiting for it (up to {LONG_LOCK_WAIT:g} s)...", file=sys.stderr, flush=True)
+
+
+def _refresh_waiting(catalogue: Catalogue, roots: list[Path], **options: Any) -> RefreshStats:
+    """``catalogue.refresh``; when another process holds the catalogue, a note, then a longer wait."""
+    from core.catalogue import CatalogueBusyError
+
+    try:
+        return catalogue.refresh(roots, **options)
+    except CatalogueBusyError as err:
+        _waiting_note(err)
+        catalogue.wait_for_lock(LONG_LOCK_WAIT)
+        return catalogue.refresh(roots, **options)
 
 
 def _roots(args: argparse.Namespace) -> list[Path]:
@@ -266,11 +279,11 @@ def _index(args: argparse.Namespace) -> int:
     from core.cli.status import ProgressBar
 
     roots = _roots(args)
-    catalogue = _open_catalogue(args)
+    catalogue = _open_catalogue(args, waiting=True)
     bar = ProgressBar()
     cancel = threading.Event()
     try:
-        stats = catalogue.refresh(roots, progress=bar, cancel=cancel)
+        stats = _refresh_waiting(catalogue, roots, progress=bar, cancel=cancel)
     except KeyboardInterrupt:
         cancel.set()
         raise
@@ -297,11 +310,18 @@ def _search(args: argparse.Namespace) -> int:
         args.query = None
     if args.query is None and args.touched is None:
         raise PrimeSessionsError("The search is empty; type one or more words (or give --touched PATH).")
+    from core.catalogue import CatalogueBusyError
+
     roots = _roots(args)
-    catalogue = _open_catalogue(args)
+    catalogue = _open_catalogue(args, waiting=True)
     try:
         if not args.no_refresh:
-            for problem in catalogue.refresh(roots).errors:
+            try:
+                problems = _refresh_waiting(catalogue, roots).errors
+            except CatalogueBusyError as err:
+                print(f"{PROG}: {err} Searching the catalogue as it is.", file=sys.stderr)
+                problems = []
+            for problem in problems:
                 print(f"{PROG}: {problem}", file=sys.stderr)
         if args.query is None:
             return _touched(args, catalogue.touched(args.touched, roots, max(1, args.limit)))
@@ -401,7 +421,7 @@ def _show(args: argparse.Namespace) -> int:
         out(f"Problems  {s.problems} (run '{PROG} check {args.file}')")
     out("")
     path = session.path_to(session.leaf_id)
-    for entry, body in zip(path, session.bodies(path), strict=True):
+    for entry, body in zip(path, session.preview_bodies(path), strict=True):
         label = session.label_for(entry.id)
         badge = f" [{label}]" if label else ""
         out(f"{entry.id}{badge}  {entry_preview(entry, body, width=args.width)}")
@@ -473,7 +493,7 @@ def _tree(args: argparse.Namespace) -> int:
     entries = session.tree.walk()
     wanted = [(e, d) for e, d in entries]
     lines = []
-    for (entry, depth), body in zip(wanted, session.bodies(e for e, _ in wanted), strict=True):
+    for (entry, depth), body in zip(wanted, session.preview_bodies(e for e, _ in wanted), strict=True):
         marker = "@" if entry.id == leaf else ("*" if entry.id in on_path else " ")
         label = session.label_for(entry.id)
         badge = f"[{label}] " if label else ""
@@ -503,7 +523,7 @@ def _check(args: argparse.Namespace) -> int:
     status = 0
     for file in args.files:
         try:
-            session = load_session(file, checksum=False)
+            session = load_session(file, checksum=False, fold_all=True)
         except PrimeSessionsError as err:
             print(f"{PROG}: {err}", file=sys.stderr)
             status = 1

@@ -119,6 +119,8 @@ def _usage(args: argparse.Namespace) -> int:
         catalogue.close()
     for problem in unread:  # files the refresh could not read: the report goes on without them
         print(f"{PROG}: {problem}", file=sys.stderr)
+    if result.undated is not None:
+        print(f"{PROG}: {undated_note(result.undated)}", file=sys.stderr)
     if args.json:
         emit_json(report_json(result, args.breakdown))
     elif args.csv:
@@ -126,6 +128,18 @@ def _usage(args: argparse.Namespace) -> int:
     else:
         _write_table(result, args.breakdown, shorts)
     return 0
+
+
+def undated_note(row: UsageRow) -> str:
+    """The sentence saying what usage without a calendar date a report by time left out."""
+    from core.formatting import total_cost, whole_tokens
+
+    sessions = f"{row.sessions} session{'s' if row.sessions != 1 else ''}"
+    return (
+        f"Usage dated outside the years 1 to 9999 ({total_cost(row.total_cost)},"
+        f" {whole_tokens(row.total_tokens)} tokens, in {sessions}) is left out of the dates;"
+        " the session, model and project reports count it."
+    )
 
 
 def _counts(row: UsageRow) -> dict[str, object]:

@@ -15,6 +15,7 @@ from core.kinds.document import ITALIC, NOTE, Block, Code, Fold, Image, Markdown
 from core.session.content import Block as ContentBlock
 from core.session.content import as_text, content_blocks, numbered_blocks
 from core.session.vocabulary import IMAGE_BLOCK, TEXT_BLOCK
+from core.timefmt import js_time
 
 if TYPE_CHECKING:
     from core.session import Entry
@@ -133,8 +134,7 @@ def content_part(block: ContentBlock, image_index: int, entry_id: str) -> Iterab
 
 def message_ms(message: dict[str, object]) -> int | float | None:
     """A message's own ms ``timestamp`` (what a search hit shows), None when it has none."""
-    moment = message.get("timestamp")
-    return moment if type(moment) is int or type(moment) is float else None
+    return js_time(message.get("timestamp"))
 
 
 def diff_text(content: object, joiner: str = "\n\n") -> str:

@@ -37,12 +37,12 @@ __all__ = [
 
 def toggle_href(key: str) -> str:
     """The ``action:toggle/KEY`` link that expands or collapses the block ``key`` (not yet escaped)."""
-    return f"action:toggle/{quote(key, safe='/')}"
+    return f"action:toggle/{_quote(key, '/')}"
 
 
 def entry_href(entry_id: str) -> str:
     """The ``action:entry/ENTRYID`` link that shows another entry of the session (not yet escaped)."""
-    return f"action:entry/{quote(entry_id, safe='')}"
+    return f"action:entry/{_quote(entry_id, '')}"
 
 
 def branch_href(step: str, entry_id: str) -> str:
@@ -67,12 +67,12 @@ def parse_action(href: str) -> tuple[str, str] | None:
     if not href.startswith("action:"):
         return None
     verb, _, key = href[len("action:") :].partition("/")
-    return (verb, unquote(key)) if verb and key else None
+    return (verb, _unquote(key)) if verb and key else None
 
 
 def image_src(entry_id: str, index: int) -> str:
     """The ``image:ENTRYID/INDEX`` source of an entry's INDEX-th image block (not yet escaped)."""
-    return f"image:{quote(entry_id, safe='')}/{index}"
+    return f"image:{_quote(entry_id, '')}/{index}"
 
 
 def parse_image_src(src: str) -> tuple[str, int] | None:
@@ -89,7 +89,17 @@ def parse_image_src(src: str) -> tuple[str, int] | None:
     entry_id, _, index = src[len("image:") :].rpartition("/")
     if not entry_id or not index.isdigit():
         return None
-    return unquote(entry_id), int(index)
+    return _unquote(entry_id), int(index)
+
+
+# An id may hold half a surrogate pair (a "\\ud800" escape, which JSON.parse accepts): percent-encode
+# its bytes as they are, and read them back the same way, so such an entry keeps a link of its own.
+def _quote(text: str, safe: str) -> str:
+    return quote(text, safe=safe, errors="surrogatepass")
+
+
+def _unquote(text: str) -> str:
+    return unquote(text, errors="surrogatepass")
 
 
 def image_bytes(body: Body, index: int) -> tuple[bytes, str] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TypeAlias
 
+from core.session.jsonl import value_str
 from core.session.vocabulary import IMAGE_BLOCK, TEXT_BLOCK, TOOL_CALL_BLOCK
 
 __all__ = [
@@ -174,4 +175,4 @@ def _js_string(value: object) -> str:
         return "false"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)
+    return value_str(value)

@@ -21,7 +21,7 @@ import orjson
 
 from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
-from core.session.jsonl import JsonObject, decode_line
+from core.session.jsonl import MAX_DEPTH, JsonObject, decode_line, fold_deep
 from core.session.vocabulary import HEADER, HEADER_VARIANT, TITLE_SLOT
 
 _loads = orjson.loads
@@ -55,6 +55,8 @@ class LineDecoder:
         # for v1 files only (the header resets it to [None]).
         self._by_ordinal: list[Entry | None] = []
         self._prime_marked = False  # something only Prime Agent writes (see core.session.flavour)
+        self._folded_lines: set[int] = set()  # lines with a value folded (noted once each)
+        self._fold_lines = False  # fold every line's object as it is decoded (set by the indexing stage)
         self._pi1_marked = False  # something only pi 1.x writes
 
     @property
@@ -75,6 +77,11 @@ class LineDecoder:
         to the indexing stage; anything unusual is a call of its own.
         """
         index = self._index_entry
+        # Every value is folded to MAX_DEPTH levels before it is used whole: here when the whole object
+        # is handed on (an observer, kept bodies), else where the index reads a value that may nest
+        # (fold_deep, core.session.indexing) and where a body is read again (decode_line). Counting
+        # brackets on every line would cost 30 ms of a 120 ms load of 37.5 MB.
+        fold = self._fold_lines
         for raw in lines:
             line_no += 1
             length = len(raw)
@@ -83,6 +90,8 @@ class LineDecoder:
                     obj = _loads(raw)
                 except _JSONDecodeError:
                     obj = self._decode_damaged(raw, line_no)
+                if fold and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:  # jsonl.may_be_deep
+                    self.fold_deep(obj, line_no)
                 if type(obj) is dict:
                     typ = obj.get("type")
                     if typ in _HEADER_TYPES and (typ == HEADER or not self._header_seen):
@@ -99,7 +108,7 @@ class LineDecoder:
 
     def _decode_damaged(self, raw: bytes, line_no: int) -> object:
         """The value of a line orjson refused, read leniently (noted), or ``_INVALID`` (reported)."""
-        obj, note = decode_line(raw)
+        obj, note = decode_line(raw, fold=False)  # folded by the caller, with a diagnostic
         if note == "invalid-json":
             self._diag(line_no, "invalid-json", "The line is not valid JSON; it was skipped.")
             return _INVALID
@@ -108,6 +117,22 @@ class LineDecoder:
         elif note is not None:
             self._diag(line_no, note, "The line has invalid UTF-8; the bad bytes were read as U+FFFD.")
         return obj
+
+    def fold_deep(self, value: object, line_no: int, entry_id: str | None = None) -> None:
+        """Fold what ``value`` (of line ``line_no``) nests deeper than :data:`MAX_DEPTH`, with a diagnostic.
+
+        Folding is in place and idempotent: a value folded once is left as it is and noted once.
+        """
+        depth = fold_deep(value)
+        if depth > MAX_DEPTH and line_no not in self._folded_lines:
+            self._folded_lines.add(line_no)
+            self._diag(
+                line_no,
+                "deep-value",
+                f"A value on this line is nested {depth:,} levels deep; what lies deeper than {MAX_DEPTH}"
+                " levels is folded.",
+                entry_id,
+            )
 
     def _not_an_object(self, line_no: int) -> None:
         if self.version < 2:
@@ -166,6 +191,7 @@ class LineDecoder:
             self._take_header(obj, line_no)
 
     def _take_header(self, obj: JsonObject, line_no: int) -> None:
+        self.fold_deep(obj, line_no)  # the header is kept whole (the catalogue stores it as JSON)
         self._header_seen = True
         self.header = obj
         self.header_line = line_no

@@ -34,6 +34,7 @@ KINDS: dict[str, Severity] = {
     "cycle": Severity.ERROR,  # parent links loop; broken at the first entry of the loop in file order
     "invalid-timestamp": Severity.WARNING,
     "invalid-field": Severity.WARNING,  # a field has the wrong JSON type (e.g. a non-string name)
+    "deep-value": Severity.WARNING,  # a value nested deeper than jsonl.MAX_DEPTH levels; shown folded
     "unknown-type": Severity.INFO,  # kept and shown as a generic entry
     "variant": Severity.INFO,  # a variant spelling accepted leniently (camelCase type, header/workingDir)
 }

@@ -41,15 +41,19 @@ def find_session_files(root: str | os.PathLike[str]) -> list[Path]:
 
     That covers the flat Prime Agent layout, pi's per-project ``--<cwd>--`` folders and legacy
     per-project folders. A file given as ``root`` is returned alone. A missing root gives ``[]``.
+    A file reached by two names (a symbolic link to a folder, ``loop -> .``, or a hard link) is
+    found once, by the name nearest the root (then the first in name order).
     """
     return sorted(Path(path) for path, _stat in stat_session_files(root))
 
 
 def stat_session_files(root: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]:
-    """The files :func:`find_session_files` finds, as ``(path, stat)`` pairs, in directory order.
+    """The files :func:`find_session_files` finds, as ``(path, stat)`` pairs, each file once.
 
     One ``stat`` per file and no ``Path`` objects: the catalogue's pass over an unchanged history
-    is nothing but this, for thousands of files.
+    is nothing but this, for thousands of files. The root's own files come first, then each
+    sub-folder's, in name order; a file (device and inode) already found under another name is left
+    out, so a folder linked into itself does not list, catalogue and count every session twice.
     """
     base = os.fspath(root)
     try:
@@ -59,20 +63,35 @@ def stat_session_files(root: str | os.PathLike[str]) -> list[tuple[str, os.stat_
     if stat.S_ISREG(st.st_mode):
         return [(base, st)]
     found: list[tuple[str, os.stat_result]] = []
+    seen: set[tuple[int, int]] = set()
+
+    def take(entry: os.DirEntry[str]) -> None:
+        st = entry.stat()  # follows a symbolic link, so both names give the one file's identity
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen.add(key)
+            found.append((entry.path, st))
+
     try:
-        top = list(os.scandir(base))
+        top = sorted(os.scandir(base), key=lambda item: item.name)
     except OSError:
         return []
+    folders = []
     for item in top:
         try:
             if item.name.endswith(".jsonl"):
                 if item.is_file():
-                    found.append((item.path, item.stat()))
+                    take(item)
             elif item.is_dir():  # follows symlinks; only one level deep, so no loops
-                with os.scandir(item.path) as inner:
-                    for sub in inner:
-                        if sub.name.endswith(".jsonl") and sub.is_file():
-                            found.append((sub.path, sub.stat()))
+                folders.append(item)
+        except OSError:
+            continue
+    for item in folders:
+        try:
+            with os.scandir(item.path) as inner:
+                for sub in sorted(inner, key=lambda entry: entry.name):
+                    if sub.name.endswith(".jsonl") and sub.is_file():
+                        take(sub)
         except OSError:
             continue
     return found

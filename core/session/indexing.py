@@ -28,7 +28,7 @@ from core.session.entry import (
     js_truthy,
 )
 from core.session.jsonl import JsonObject
-from core.session.usage import usage_totals
+from core.session.usage import MAX_FIGURE, unusable_figure, unusable_note, usage_totals
 from core.session.vocabulary import (
     ASSISTANT,
     BASH_EXECUTION,
@@ -54,7 +54,7 @@ from core.session.vocabulary import (
     USAGE,
     USER,
 )
-from core.timefmt import is_valid_timestamp
+from core.timefmt import JS_TIME_LIMIT, is_valid_timestamp
 
 # The strings that repeat on nearly every line (types, roles, stop reasons), held once: each line's own
 # copy would cost 50-60 bytes an entry, ~90 MB on a 520,000-entry session.
@@ -96,11 +96,15 @@ class EntryIndexer(LineDecoder):
     # Set by the constructors (Session.__init__, Session.resume) before _reset().
     path: str
     _keep_bodies: bool
+    _fold_all: bool
     _observer: Observer | None
 
     def _reset(self) -> None:
         super()._reset()
         self._kept: dict[int, JsonObject] | None = {} if self._keep_bodies else None  # line -> parsed object
+        # Fold every line's deep values as it is read where objects are used whole (an observer, kept
+        # bodies) or every note is wanted; otherwise the index folds only the values it reads.
+        self._fold_lines = self._observer is not None or self._keep_bodies or self._fold_all
         self.entries: list[Entry] = []
         self.by_id: dict[str, Entry] = {}
         self._links_suspect = False  # a parent named before it appears, or a repeated id
@@ -244,15 +248,25 @@ class EntryIndexer(LineDecoder):
             provider, model = pair
             if type(model) is str:
                 self._note_model(provider, model)
-        if type(tokens) is int and type(total) is float:  # as the reference writes usage: no checks
-            entry.info = AssistantInfo(tokens, total, _shared(message.get("stopReason")))
-        else:
-            entry.info = AssistantInfo(*usage_totals(usage), _shared(message.get("stopReason")))
+        if type(tokens) is int and type(total) is float and -MAX_FIGURE <= tokens <= MAX_FIGURE:
+            # as the reference writes usage: hardly any checks (a float cost that is huge or NaN is not)
+            if -MAX_FIGURE <= total <= MAX_FIGURE:
+                entry.info = AssistantInfo(tokens, total, _shared(message.get("stopReason")))
+                return
+        entry.info = AssistantInfo(*usage_totals(usage), _shared(message.get("stopReason")))
+        unusable = unusable_figure(usage)
+        if unusable is not None:
+            self._unusable_figure(entry, unusable)
+
+    def _unusable_figure(self, entry: Entry, figure: str) -> None:
+        self._diag(entry.line, "invalid-field", unusable_note(figure), entry.id)
 
     def _note_activity(self, entry: Entry, message: JsonObject) -> None:
         # The reference's "modified": the newest user/assistant message time, else the entry time.
         moment = message.get("timestamp")
-        if type(moment) is not int and type(moment) is not float:
+        if (type(moment) is not int and type(moment) is not float) or not (
+            -JS_TIME_LIMIT <= moment <= JS_TIME_LIMIT  # beyond it (or NaN) no Date: as if none
+        ):
             moment = entry.ts_ms
             if moment is None:
                 return
@@ -279,6 +293,8 @@ class EntryIndexer(LineDecoder):
             self._diag(entry.line, "invalid-field", "The label entry has no target id.", entry.id)
             return
         if js_truthy(label):
+            if not isinstance(label, str):
+                self.fold_deep(label, entry.line, entry.id)
             text = label if isinstance(label, str) else str(label)
             # dict assignment keeps an existing key's position, like JavaScript's Map.set
             self._labels[target] = (text, entry.timestamp)

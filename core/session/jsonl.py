@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
@@ -20,6 +20,18 @@ JsonObject: TypeAlias = dict[str, object]
 """A parsed JSON object: values are narrowed with ``isinstance`` (or ``type(...) is``) where they are read."""
 
 _BOM = b"\xef\xbb\xbf"
+
+MAX_DEPTH = 100
+"""How deep an entry's values may nest (the line's object is level 1). What lies deeper is folded.
+
+Code all over the app recurses over a value (``str()``, ``repr()``, ``json.dumps``, ``==``, pickling,
+the renderers) and Python allows 1,000 frames: a line nested 990 levels deep, which orjson parses (it
+stops at 1,024), made the list, search and every command fail. No agent writes values anywhere near
+100 levels deep; the few hostile ones are folded when the line is decoded, so nothing later ever sees
+them, and the line gets a diagnostic."""
+
+FOLDED = f"\u22ef (nested more than {MAX_DEPTH} levels deep: folded)"
+"""What stands in for a folded value, where it was (shown as its text wherever the value is shown)."""
 _INT_MIN = -(1 << 63)
 _INT_MAX = (1 << 64) - 1
 
@@ -56,8 +68,56 @@ def _fallback_decoder() -> json.JSONDecoder:
     return _lenient
 
 
-def decode_line(line: bytes) -> tuple[object, str | None]:
-    """Parse one line (without its newline).
+def may_be_deep(line: bytes) -> bool:
+    """False when ``line`` cannot hold a value nested deeper than :data:`MAX_DEPTH` (cheap: two counts).
+
+    Every level opens with ``[`` or ``{``, so a line with fewer of them, in strings or not, is shallow.
+    """
+    return line.count(b"[") + line.count(b"{") > MAX_DEPTH
+
+
+def fold_deep(value: object) -> int:
+    """Fold, in place, every container of ``value`` nested deeper than :data:`MAX_DEPTH`; its depth.
+
+    Returns the depth of the deepest container found (0 for a scalar, 1 for ``{}``), before folding; a
+    value deeper than :data:`MAX_DEPTH` had its deeper containers replaced by :data:`FOLDED`. Walks with
+    a stack of its own, never recursing.
+    """
+    if not isinstance(value, (dict, list)):
+        return 0
+    deepest = 1
+    stack: list[tuple[dict[object, object] | list[object], int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        deepest = max(deepest, depth)
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        folded: list[Any] = []  # keys of this very container
+        for key, item in items:
+            if isinstance(item, (dict, list)):
+                # A folded value is still walked, to say how deep it went (orjson stops at 1,024).
+                stack.append((item, depth + 1))
+                if depth >= MAX_DEPTH:
+                    folded.append(key)
+        for key in folded:
+            container[key] = FOLDED
+    return deepest
+
+
+def value_str(value: object) -> str:
+    """``str(value)`` of a parsed JSON value at any depth.
+
+    What nests deeper than :data:`MAX_DEPTH` is folded first, in place (``str`` of a list recurses on
+    the C stack).
+    """
+    if isinstance(value, (dict, list)):
+        fold_deep(value)
+    return str(value)
+
+
+def decode_line(line: bytes, *, fold: bool = True) -> tuple[object, str | None]:
+    """Parse one line (without its newline), every value in it at most :data:`MAX_DEPTH` levels deep.
+
+    ``fold=False`` leaves deep values to the caller (the reader folds them itself, with a diagnostic).
 
     Returns:
         ``(value, None)`` on a clean parse, ``(value, "invalid-utf8")`` when bytes had to be replaced,
@@ -66,12 +126,16 @@ def decode_line(line: bytes) -> tuple[object, str | None]:
         ``(None, None)`` means the line was the JSON value null.
     """
     try:
-        return orjson.loads(line), None
+        value = orjson.loads(line)
     except orjson.JSONDecodeError as err:
         if str(err).startswith("depth limit exceeded"):
             # Nested deeper than 1024 levels. The standard library gives up even sooner, after
             # recursing on the C stack (unsafe in a thread with a small stack), so stop here.
             return None, "invalid-json"
+    else:
+        if fold and may_be_deep(line):
+            fold_deep(value)
+        return value, None
     note = None
     if line.startswith(_BOM):
         line = line[3:]
@@ -82,9 +146,12 @@ def decode_line(line: bytes) -> tuple[object, str | None]:
         text = line.decode("utf-8", errors="replace")
         note = "invalid-utf8"
     try:
-        return _fallback_decoder().decode(text.strip()), note
+        value = _fallback_decoder().decode(text.strip())
     except (ValueError, RecursionError):
         return None, "invalid-json"
+    if fold and may_be_deep(line):
+        fold_deep(value)
+    return value, note
 
 
 _Member: TypeAlias = tuple[bytes, object]  # what goes before a value (a separator, a key), the value

@@ -18,6 +18,7 @@ from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
 from core.session.files import READ_FLAGS, open_regular
 from core.session.framing import CHUNK
+from core.session.heads import PREVIEW_BYTES, head_object
 from core.session.indexing import Observer
 from core.session.jsonl import JsonObject, decode_line
 from core.session.reader import SessionReader
@@ -59,14 +60,16 @@ class RefreshResult:
 
 
 def load_session(
-    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False
+    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False, fold_all: bool = False
 ) -> Session:
     """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all.
 
     ``checksum=False`` opens it read-only: slightly faster, but the writer will refuse to append.
     ``keep_bodies=True`` keeps every parsed line for one :meth:`Session.bodies` pass (see there).
+    ``fold_all=True`` looks for values nested too deep in every line as it is read, each such line noted
+    in :attr:`Session.diagnostics` (``check`` does; otherwise a value is folded where it is used).
     """
-    return Session(path, checksum=checksum, keep_bodies=keep_bodies)
+    return Session(path, checksum=checksum, keep_bodies=keep_bodies, fold_all=fold_all)
 
 
 _T = TypeVar("_T")
@@ -90,8 +93,12 @@ class Session(SessionReader):
         checksum: bool = True,
         observer: Observer | None = None,
         keep_bodies: bool = False,
+        fold_all: bool = False,
     ) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        # Every line's values folded to core.session.jsonl.MAX_DEPTH as it is read, with a diagnostic
+        # each: about 0.7 ms a MB (two byte counts), so only where every diagnostic is wanted (check).
+        self._fold_all = fold_all
         # Normally a body is read again from disk when asked for, so memory stays near the size of
         # the index. An export reads every body once right after loading: keeping the parsed lines
         # spares parsing the file twice (about 0.2 s of a 20,000-message export, +31 MB).
@@ -128,6 +135,7 @@ class Session(SessionReader):
         self._checksum_enabled = False
         self._observer = observer
         self._keep_bodies = False
+        self._fold_all = False
         self._reset()
         self._take_header(dict(header), 1)
         self._line_no = line_no
@@ -341,19 +349,23 @@ class Session(SessionReader):
         return path
 
     # ------------------------------------------------------------------ bodies
-    def body(self, entry: Entry | str) -> JsonObject:
-        """The full entry object, after in-memory migration, read from disk by offset."""
-        return next(self.bodies([entry]))
+    def body(self, entry: Entry | str, *, fold: bool = True) -> JsonObject:
+        """The full entry object, after in-memory migration, read from disk by offset.
 
-    def bodies(self, entries: Iterable[Entry | str]) -> Iterator[JsonObject]:
+        What nests deeper than :data:`core.session.jsonl.MAX_DEPTH` is folded; ``fold=False`` keeps it
+        (for a writer copying the entry, which encodes without recursion).
+        """
+        return next(self.bodies([entry], fold=fold))
+
+    def bodies(self, entries: Iterable[Entry | str], *, fold: bool = True) -> Iterator[JsonObject]:
         """Full entry objects for several entries, in the order given, with one open file.
 
         A session loaded with ``keep_bodies`` hands over the object parsed while loading, once; a
-        later request for the same entry reads it from disk again.
+        later request for the same entry reads it from disk again. ``fold``: see :meth:`body`.
         """
         items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
         kept = self._kept
-        if kept:
+        if kept and fold:
             done = 0
             for entry in items:
                 obj = kept.pop(entry.line, None)
@@ -371,9 +383,35 @@ class Session(SessionReader):
         try:
             for entry in items:
                 raw = os.pread(fd, entry.length, entry.offset)
-                value, _note = decode_line(raw)
+                value, _note = decode_line(raw, fold=fold)
                 if not isinstance(value, dict):
                     # The file changed underneath since it was indexed; say so rather than guess.
+                    raise SessionReadError(
+                        f"{self.path} changed since it was read (line {entry.line} moved); reload it."
+                    )
+                yield self._migrate_body(entry, value)
+        finally:
+            os.close(fd)
+
+    def preview_bodies(self, entries: Iterable[Entry]) -> Iterator[JsonObject]:
+        """Bodies enough for one-line previews, in the order given, with one open file.
+
+        As :meth:`bodies`, except that a line longer than :data:`core.session.heads.PREVIEW_BYTES` gives
+        only what its first that many bytes hold (:func:`core.session.heads.head_object`), so a huge line
+        costs about that, never its size.
+        """
+        try:
+            fd = os.open(self.path, READ_FLAGS)
+        except OSError as err:
+            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        try:
+            for entry in entries:
+                if entry.length > PREVIEW_BYTES:
+                    head = head_object(os.pread(fd, PREVIEW_BYTES, entry.offset))
+                    yield self._migrate_body(entry, head if head is not None else {})
+                    continue
+                value, _note = decode_line(os.pread(fd, entry.length, entry.offset))
+                if not isinstance(value, dict):
                     raise SessionReadError(
                         f"{self.path} changed since it was read (line {entry.line} moved); reload it."
                     )
@@ -389,12 +427,14 @@ class Session(SessionReader):
                 yield handle.read(entry.length).rstrip(b"\r")
 
     # ------------------------------------------------------------------ incremental reading
-    def refresh(self) -> RefreshResult:
+    def refresh(self, *, checksum: bool = True) -> RefreshResult:
         """Read what was appended since the last read, or reload when the file was replaced.
 
         A partial last line is held back until its newline arrives. A file that shrank, was replaced
         (different inode), or whose bytes already read changed (the first and last 4 KiB are always
-        compared; everything when at most 8 MiB has been read) is read again whole.
+        compared; everything when at most 8 MiB has been read, unless ``checksum`` is False: for a
+        caller that has just compared everything itself, such as the writer waiting under its lock) is
+        read again whole.
 
         Raises:
             SessionReadError: the file was deleted, is no longer a regular file, or cannot be read;
@@ -402,7 +442,7 @@ class Session(SessionReader):
         """
         fd, st = open_regular(self.path, "was deleted or moved")
         try:
-            reason = self._replaced_reason(fd, st)
+            reason = self._replaced_reason(fd, st, full=None if checksum else False)
             if reason is None and self._unterminated and st.st_size > self._read_end:
                 if os.pread(fd, 1, self._read_end) != b"\n":
                     reason = "Bytes were added to its unterminated last line."
@@ -427,12 +467,13 @@ class Session(SessionReader):
         finally:
             os.close(fd)
 
-    def _replaced_reason(self, fd: int, st: os.stat_result, full: bool = False) -> str | None:
+    def _replaced_reason(self, fd: int, st: os.stat_result, full: bool | None = None) -> str | None:
         """Why the bytes read so far are no longer what is on disk, or None when they still are.
 
         The inode, the size and the first and last 4 KiB read are always compared. The checksum of
-        everything read is compared too when ``full`` is set or the part read is small enough
-        (:data:`_FULL_CHECK`) for that to be cheap, so an edit in the middle is noticed as well.
+        everything read is compared too when ``full`` is True, or when it is None and the part read is
+        small enough (:data:`_FULL_CHECK`) for that to be cheap, so an edit in the middle is noticed as
+        well; never when ``full`` is False.
         """
         if self._identity != (st.st_dev, st.st_ino):
             return "The file was replaced."
@@ -442,7 +483,7 @@ class Session(SessionReader):
             return "The beginning of the file changed."
         if self._tail_guard(fd) != self._tail:
             return "Lines already read were changed."
-        cheap = full or self._read_end <= _FULL_CHECK
+        cheap = full if full is not None else self._read_end <= _FULL_CHECK
         if self._crc is not None and cheap and self._checksum(fd) != self._crc:
             return "Lines already read were changed."
         return None

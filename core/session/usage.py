@@ -27,28 +27,69 @@ COMPACTION_USAGE = "compaction"
 BRANCH_SUMMARY_USAGE = "branch_summary"
 
 
+MAX_FIGURE = 2**53 - 1
+"""The largest count or cost a usage object can hold and be added up (``Number.MAX_SAFE_INTEGER``).
+
+No agent records a count near it (a JavaScript number beyond it is not even exact), and SQLite, which
+adds the catalogue's figures up, stops at 2**63: a larger figure (or NaN, or an infinity) is left out
+of every sum, as if it were not there, and noted where a diagnostic can be given. The entry still shows
+it as recorded."""
+
+_COUNTERS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def figure(value: object) -> int | float | None:
+    """``value`` when it is a number usage can add up (within :data:`MAX_FIGURE`), else None."""
+    if type(value) is int or type(value) is float:
+        return value if -MAX_FIGURE <= value <= MAX_FIGURE else None  # NaN compares False
+    return None
+
+
 def _number(value: object) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value
+    found = figure(value)
+    return 0 if found is None else found
 
 
 def usage_totals(usage: object) -> tuple[int | float, float]:
-    """``(tokens, cost)`` of one usage object: totalTokens (or the sum of its parts) and cost.total."""
+    """``(tokens, cost)`` of one usage object: totalTokens (or the sum of its parts) and cost.total.
+
+    A figure that is not a number within :data:`MAX_FIGURE` counts as missing.
+    """
     if not isinstance(usage, dict):
         return 0, 0.0
-    tokens = usage.get("totalTokens")
-    if isinstance(tokens, bool) or not isinstance(tokens, int | float):
+    tokens = figure(usage.get("totalTokens"))
+    if tokens is None:
         tokens = 0
-        for key in ("input", "output", "cacheRead", "cacheWrite"):
-            part = usage.get(key)
-            if isinstance(part, int | float) and not isinstance(part, bool):
+        for key in _COUNTERS:
+            part = figure(usage.get(key))
+            if part is not None:
                 tokens += part
     cost = usage.get("cost")
-    total = cost.get("total") if isinstance(cost, dict) else None
-    if isinstance(total, bool) or not isinstance(total, int | float):
-        total = 0.0
-    return tokens, float(total)
+    total = figure(cost.get("total")) if isinstance(cost, dict) else None
+    return tokens, 0.0 if total is None else float(total)
+
+
+def unusable_figure(usage: object) -> str | None:
+    """The first figure of a usage object left out of the sums for its size, as ``name value``; else None.
+
+    Only numbers beyond :data:`MAX_FIGURE` (or not finite) are named: a missing figure, or text, is
+    simply not recorded.
+    """
+    if not isinstance(usage, dict):
+        return None
+    cost = usage.get("cost")
+    named = [(key, usage.get(key)) for key in ("totalTokens", *_COUNTERS)]
+    if isinstance(cost, dict):
+        named.append(("cost.total", cost.get("total")))
+    for name, value in named:
+        if (type(value) is int or type(value) is float) and figure(value) is None:
+            return f"{name} {value}"
+    return None
+
+
+def unusable_note(figure: str) -> str:
+    """The diagnostic's sentence for a figure :func:`unusable_figure` named."""
+    return f"A usage figure is out of range ({figure}); it is left out of the totals."
 
 
 class UsageParts(NamedTuple):

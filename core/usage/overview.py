@@ -37,6 +37,9 @@ class UsageOverview:
             the number asked for.
         all_projects, all_models: every project and model with usage in the roots, whatever the
             filter (the choices of a dashboard's filters), sorted.
+        undated: what usage dated outside the calendar adds up to (see
+            :attr:`core.usage.reports.UsageReport.undated`): in the totals, the sessions, models and
+            projects, but on no day, period or hour; None when there is none.
     """
 
     filt: UsageFilter
@@ -51,6 +54,7 @@ class UsageOverview:
     sessions: list[UsageRow]
     all_projects: list[str]
     all_models: list[str]
+    undated: UsageRow | None = None
 
 
 def overview_of(
@@ -85,11 +89,12 @@ def overview_of(
         rows = report(chosen, period, filt).rows
         if rows:
             project_periods[project] = rows
-    sessions = report(records, "session", filt, titles=titles).rows
+    by_session = report(records, "session", filt, titles=titles)
+    sessions = by_session.rows
     return UsageOverview(
         filt=filt,
         period=period,
-        totals=daily.totals,
+        totals=by_session.totals,  # the daily report's leaves out usage without a calendar date
         days=daily.rows,
         periods=by_period.rows,
         project_periods=project_periods,
@@ -99,4 +104,5 @@ def overview_of(
         sessions=sessions if top is None else sessions[:top],
         all_projects=sorted({r.project for r in records}),
         all_models=sorted({r.model for r in records}),
+        undated=daily.undated,
     )

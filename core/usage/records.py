@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from core.kinds.registry import kind_of
 from core.session.entry import Entry
 from core.session.jsonl import decode_line
-from core.session.usage import ASSISTANT_USAGE, usage_parts
+from core.session.usage import ASSISTANT_USAGE, unusable_figure, usage_parts
+from core.timefmt import js_time
 
 if TYPE_CHECKING:
     from core.session.session import Session
@@ -100,6 +101,8 @@ class UsageCollector:
         attributions: one row per ``child_usage_attributed`` entry (kind ``attribution``, the target's
             id, the aggregate's counters, the child's share), which the catalogue keeps so that an
             append can apply them to a target it brings later.
+        unusable: line -> a figure of its usage left out of the sums for its size (``name value``,
+            :func:`core.session.usage.unusable_figure`), for a diagnostic.
     """
 
     rows: dict[int, EntryUsage] = field(default_factory=dict)
@@ -107,6 +110,7 @@ class UsageCollector:
     children: dict[str, tuple[int, float]] = field(default_factory=dict)
     attributions: list[EntryUsage] = field(default_factory=list)
     written: dict[int, str] = field(default_factory=dict)
+    unusable: dict[int, str] = field(default_factory=dict)
 
     def add(self, entry: Entry, obj: Mapping[str, object]) -> None:
         """Take one entry and the object parsed from its line."""
@@ -130,12 +134,13 @@ class UsageCollector:
         if source is None:
             return
         parts = usage_parts(source.usage)
+        unusable = unusable_figure(source.usage)
+        if unusable is not None:
+            self.unusable[entry.line] = unusable
         ts_ms = entry.ts_ms
         if ts_ms is None:
             message = obj.get("message")
-            moment = message.get("timestamp") if isinstance(message, dict) else None
-            if isinstance(moment, int | float) and not isinstance(moment, bool):
-                ts_ms = moment
+            ts_ms = js_time(message.get("timestamp")) if isinstance(message, dict) else None
         if parts is None:
             if source.kind != ASSISTANT_USAGE:
                 return

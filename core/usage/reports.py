@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Literal
 
+from core.timefmt import on_calendar
 from core.usage.records import UsageRecord
 
 KINDS = ("daily", "weekly", "monthly", "session", "model", "project", "blocks")
+TIMED_KINDS = ("daily", "weekly", "monthly", "blocks")
+"""The reports whose rows are times: usage without a calendar date is left out of them (with a note)."""
 """The report kinds, as ccusage names its commands."""
 
 Branches = Literal["all", "current", "abandoned"]
@@ -84,11 +87,17 @@ class UsageRow:
 
 @dataclass(slots=True)
 class UsageReport:
-    """A report: its kind, its rows in order, and the totals over them."""
+    """A report: its kind, its rows in order, and the totals over them.
+
+    ``undated`` is what usage dated outside the calendar (:func:`core.timefmt.on_calendar`: a hostile
+    time of year 33,658) adds up to, left out of the rows and totals of a report by time (days,
+    weeks, months, blocks); None when there is none. Session, model and project reports count it.
+    """
 
     kind: str
     rows: list[UsageRow]
     totals: UsageRow
+    undated: UsageRow | None = None
 
 
 class LocalClock:
@@ -141,6 +150,8 @@ def select(records: Iterable[UsageRecord], filt: UsageFilter, clock: LocalClock)
         if model is not None and model not in r.model.lower():
             continue
         if filt.since is not None or filt.until is not None:
+            if not on_calendar(r.timestamp):
+                continue  # no date: in no range of dates
             day = clock.at(r.timestamp)[0]
             if (filt.since is not None and day < filt.since) or (filt.until is not None and day > filt.until):
                 continue
@@ -280,12 +291,20 @@ def report(
     filt = filt or UsageFilter()
     clock = LocalClock(filt.timezone)
     chosen = select(records, filt, clock)
+    undated = None
+    if kind in TIMED_KINDS:
+        left_out = [(r.path, r, r.timestamp) for r in chosen if not on_calendar(r.timestamp)]
+        if left_out:
+            undated = fold(left_out, "session", False).totals
+            chosen = [r for r in chosen if on_calendar(r.timestamp)]
     if kind == "blocks":
         keyed = [(key, r, r.timestamp) for key, members in _blocks(chosen, clock) for r in members]
     else:
         key_of = key_function(kind, clock)
         keyed = [(key_of(r), r, r.timestamp) for r in chosen]
-    return fold(keyed, kind, breakdown, titles)
+    result = fold(keyed, kind, breakdown, titles)
+    result.undated = undated
+    return result
 
 
 def fold(
@@ -331,6 +350,8 @@ def hour_weekday_grid(records: Iterable[UsageRecord], filt: UsageFilter | None =
     clock = LocalClock(filt.timezone)
     grid = [[0.0] * 24 for _ in range(7)]
     for r in select(records, filt, clock):
+        if not on_calendar(r.timestamp):
+            continue
         day, hour = clock.at(r.timestamp)
         grid[day.weekday()][hour] += r.cost
     return grid

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import orjson
-
 from core.kinds.registry import kind_of
 from core.session.entry import AssistantInfo, Entry
+from core.session.jsonl import decode_line
 from core.session.session import Session
 from core.session.usage import usage_totals
 
@@ -42,10 +41,7 @@ def _body_usage(session: Session, entries: list[Entry]) -> dict[int, tuple[Entry
             tokens: int | float = 0
             cost = 0.0
             if b'"usage"' in raw:  # most tool results record none: skip parsing their output
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    obj = None
+                obj, _note = decode_line(raw)  # deep values folded, as every body is
                 if isinstance(obj, dict):
                     source = kind_of(entry).usage_source(obj)
                     if source is not None:

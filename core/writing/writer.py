@@ -20,7 +20,13 @@ Session files belong to the user, so the rules are strict:
 What remains, because the agent does not take the lock and a file has no compare-and-append:
 
 * A writer that starts a new line in the instant between the last look at the file's size and our
-  ``write()`` (a few microseconds) still has that line cut by ours.
+  ``write()`` (a few microseconds) still has that line cut by ours. To make that rarer, an edit writes
+  only once the file has kept its size for :data:`SETTLE` seconds (a writer in a burst, or between
+  two pieces of a line, is not written into), and the last look also re-reads the last byte. Should
+  it happen all the same, the edit sees it (its bytes did not land where the file ended) and writes
+  its line again after the other one's newline: the edit is kept, the other writer's line is lost
+  (``benchmarks/run_reliability.py contend``: about 1 edit in 800 with three editing processes and
+  an agent writing each line in two ``write()`` calls).
 * A same-size rewrite in place of bytes already read, made while the checksum is read or in the few
   milliseconds between the checks and the write, goes unnoticed; a file replaced by a rename or
   truncated in that time is noticed.
@@ -35,11 +41,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
 from core.errors import InvalidRequestError, SessionChangedError, SessionWriteError
 from core.session import Entry, LabelInfo, Session
-from core.session.jsonl import JsonObject
+from core.session.jsonl import JsonObject, encode_json
 from core.timefmt import now_iso
 from core.writing.atomic import explain_os_error, write_new_file
 from core.writing.ids import new_entry_id, new_session_id
@@ -50,6 +54,9 @@ _ATTEMPTS = 20  # appends racing with the agent: re-read and retry this often be
 TAIL_WAIT = 3.0  # seconds an edit waits for someone else's partial last line to get its newline
 LOCK_WAIT = 3.0  # seconds an edit waits for another cooperating writer to release the lock
 _POLL = 0.005  # seconds between two looks at a file while waiting
+SETTLE = 0.003  # seconds a file must keep its size before an edit appends to it
+SETTLE_WAIT = 1.0  # seconds an edit waits for such a pause before it settles for less
+_SETTLE_POLL = 0.001  # seconds between two looks while it settles
 
 
 # ---------------------------------------------------------------------------- appends
@@ -136,21 +143,30 @@ def _append_locked(
 ) -> str:
     """Check, catch up and append one line through ``fd``, whose lock is held; the new entry's id."""
     deadline = time.monotonic() + TAIL_WAIT
+    settle_until = time.monotonic() + SETTLE_WAIT
     grew = 0
+    verified = False
     while True:
-        # Every check runs under the lock and as late as it can, so a cooperating writer cannot slip in
-        # and anyone else has only the refresh and the build below to rewrite bytes in place unseen.
-        if not session.unchanged_on_disk() or not _same_file(fd, session.path):
+        # First a pause in the file's growth (cheap looks at its size), then the checks.
+        quiet_size, quiet_since = _quiet(fd, settle_until)
+        # Every byte already read is compared with its checksum once under the lock, so a cooperating
+        # writer cannot slip in. Later rounds (the agent appended meanwhile) compare the file's identity,
+        # size and first and last 4 KiB only: a full read each round takes longer than an agent's pause
+        # between two lines, so the edit would never find one to write in (issue 29).
+        if (not verified and not session.unchanged_on_disk()) or not _same_file(fd, session.path):
             raise SessionChangedError(
                 f"{session.path} was changed on disk in a way that is not an append (lines already read "
                 "were modified, removed or replaced), so the edit was refused; reload it and try again."
             )
-        result = session.refresh()  # pick up what the agent appended, so we hang off the true leaf
+        # Pick up what the agent appended, so we hang off the true leaf.
+        result = session.refresh(checksum=False)  # everything was just compared (above, or a round ago)
+        verified = True
         if result.reloaded:
             raise SessionChangedError(f"{session.path} changed while it was being edited ({result.reason}).")
         size = os.fstat(fd).st_size
         end = session.size
         prefix = b""
+        expected_tail = os.pread(fd, 1, size - 1) if size else b""
         if size > end:
             # Bytes after the indexed part: complete lines that arrived since the refresh (read them
             # and build again), or a partial line.
@@ -176,20 +192,107 @@ def _append_locked(
             # its writer still add the newline, that only makes a blank line after ours.
             prefix = b"\n"
         entry = build(session.leaf_id, session.by_id)
-        line = prefix + orjson.dumps(entry) + b"\n"
-        # The last look, right before the write: the file still ends where it was examined. What is
-        # left is the instant between this fstat and the write (see the module docstring).
-        if os.fstat(fd).st_size != size:
+        line = prefix + encode_json(entry) + b"\n"
+        # Write only once the file has kept its size for a few milliseconds: a writer that has just
+        # written (an agent finishing a turn, a line written in pieces) is the one likely to start the
+        # next line in the instant between our last look and our write.
+        # An agent that never pauses that long (a stream of lines) is written after at the first moment
+        # without a partial line once SETTLE_WAIT has passed, rather than refused.
+        since = quiet_since if size == quiet_size else time.monotonic()
+        if time.monotonic() < settle_until and not _settled(fd, size, since):
+            continue
+        # The last look, right before the write: the file still ends where it was examined, with the
+        # byte it ended with. What is left is the instant between this fstat and the write (see the
+        # module docstring).
+        tail = os.pread(fd, 1, size - 1) if size else b""
+        if os.fstat(fd).st_size != size or tail != expected_tail:
             grew = _grown(grew, session.path)
             continue
-        written = os.write(fd, line)
+        written = os.write(fd, line)  # an error here wrote nothing
         if written != len(line):
+            # A full disk (or a file size limit): the start of our line is at the end of the file, with
+            # no newline. Left there, the agent's next line would be glued to it and both lost.
+            undone = _take_back(fd, size, line[:written])
             raise SessionWriteError(
-                f"Only {written} of {len(line)} bytes could be written to {session.path} "
-                "(is the disk full?); earlier content is unchanged."
+                f"Only {written} of {len(line)} bytes could be written to {session.path} (is the disk "
+                + (
+                    "full?); they were removed again, so the file is as it was."
+                    if undone
+                    else "full?); the file grew meanwhile, so they could not be removed."
+                )
             )
-        os.fsync(fd)
+        try:
+            os.fsync(fd)
+        except OSError as err:
+            # The line may not be on the disk (a full or failing disk, a network file system): take it back
+            # rather than leave an edit that was reported as failed.
+            _take_back(fd, size, line)
+            raise SessionWriteError(explain_os_error(err, session.path)) from err
+        if _glued(fd, size, written):
+            # Someone started a line in the instant between our last look and our write (an agent's
+            # first write() of a line, without the lock): the start of theirs and ours are one
+            # unreadable line now. Theirs is lost; ours is written again once theirs has its newline,
+            # so the edit the user asked for is in the file.
+            grew = _grown(grew, session.path)
+            continue
         return str(entry["id"])
+
+
+def _take_back(fd: int, start: int, ours: bytes) -> bool:
+    """Cut ``ours``, just written at ``start``, off the end of the file again, under the lock; True if done.
+
+    Only when the file ends with exactly those bytes there: had anyone written before or after them
+    since, cutting would cut theirs too, so the file is left as it is. The cut is fsynced.
+    """
+    try:
+        if os.fstat(fd).st_size != start + len(ours) or os.pread(fd, len(ours), start) != ours:
+            return False
+        os.ftruncate(fd, start)
+        os.fsync(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _glued(fd: int, looked: int, written: int) -> bool:
+    """True when the ``written`` bytes just appended through ``fd`` are glued to someone else's line.
+
+    That is, they did not land at ``looked``, where the file ended at the last look, but after bytes
+    someone wrote meanwhile that do not end with a newline.
+    """
+    landed = os.lseek(fd, 0, os.SEEK_CUR) - written  # an O_APPEND write leaves the offset after its bytes
+    return landed > looked and os.pread(fd, 1, landed - 1) != b"\n"
+
+
+def _quiet(fd: int, until: float) -> tuple[int, float]:
+    """Look at the file's size until it has kept one for :data:`SETTLE` seconds, or ``until`` passes.
+
+    Returns that size and the moment it was first seen (for :func:`_settled`).
+    """
+    size = os.fstat(fd).st_size
+    since = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if now - since >= SETTLE or now >= until:
+            return size, since
+        _pause(min(_SETTLE_POLL, since + SETTLE - now))
+        current = os.fstat(fd).st_size
+        if current != size:
+            size, since = current, time.monotonic()
+
+
+def _settled(fd: int, size: int, since: float) -> bool:
+    """Wait until the file has kept ``size`` (first seen at ``since``) for :data:`SETTLE` seconds.
+
+    False if it changed meanwhile. Usually at once: the checks after :func:`_quiet` take longer than that.
+    """
+    while True:
+        now = time.monotonic()
+        if now - since >= SETTLE:
+            return os.fstat(fd).st_size == size
+        _pause(min(_SETTLE_POLL, since + SETTLE - now))
+        if os.fstat(fd).st_size != size:
+            return False
 
 
 def _grown(times: int, path: str) -> int:
@@ -293,7 +396,7 @@ def fork_session(session: Session, at_entry_id: str, dest_dir: str | os.PathLike
             }
             taken.add(label_id)
             parent = label_id
-            lines.append(orjson.dumps(entry))
+            lines.append(encode_json(entry))
     folder = Path(dest_dir) if dest_dir is not None else Path(session.path).parent
     return _write_session(folder, session.cwd, session.path, lines)
 
@@ -311,7 +414,15 @@ def clone_session(
 
     Returns:
         The path of the new file.
+
+    Raises:
+        InvalidRequestError: ``cwd`` is not text (a folder name whose bytes are not UTF-8).
     """
+    if cwd is not None and not _is_text(cwd):
+        raise InvalidRequestError(
+            f"The folder {ascii(cwd)[1:-1]} has a name that is not UTF-8 text, so no agent could record it"
+            " as a session's project folder; rename it, or choose another."
+        )
     new_cwd = session.cwd if cwd is None else cwd
     lines = _copy_chain(session, list(session.entries), rechain=False)
     if dest_dir is not None:
@@ -345,12 +456,20 @@ def _copy_chain(session: Session, entries: list[Entry], *, rechain: bool) -> lis
         want_parent = previous if rechain else entry.parent_id
         if must_rewrite or entry.synthetic or want_parent != entry.parent_id or not _is_utf8(raw):
             # Migrated JSON; invalid UTF-8 is written in its decoded (U+FFFD) form, never copied.
-            body = session.body(entry)
+            body = session.body(entry, fold=False)  # copied as written, however deep
             body["parentId"] = want_parent
-            raw = orjson.dumps(body)
+            raw = encode_json(body)
         lines.append(raw)
         previous = entry.id
     return lines
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_utf8(raw: bytes) -> bool:
@@ -372,7 +491,7 @@ def _write_session(folder: Path, cwd: str, parent_path: str, lines: list[bytes])
         "cwd": cwd,
         "parentSession": os.path.abspath(parent_path),
     }
-    data = b"\n".join([orjson.dumps(header), *lines]) + b"\n"
+    data = b"\n".join([encode_json(header), *lines]) + b"\n"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QTimer, Signal
 from PySide6.QtWidgets import QTableView
@@ -43,21 +43,55 @@ _PARTIAL_LIST_SECONDS = 1.0
 LIVE_REFRESH_MSECS = 300  # debounce of the catalogue refresh after a change in a session folder
 
 
-def read_summaries(folder: Path | None, roots: list[Path]) -> list[SessionSummary]:
-    """Worker: what the catalogue already knows about ``roots``."""
-    from core.catalogue import Catalogue
+# The window's passes wait this long for another process's lock on the catalogue (another window, a
+# command), then say so and carry on: SQLite's own wait of 30 s would leave the list silent meanwhile.
+LOCK_WAIT_SECONDS = 1.0
+BUSY_RETRY_MSECS = 5000  # then a pass is tried again this much later
 
-    catalogue = Catalogue(folder)
+
+class _Busy(NamedTuple):
+    """A refresh pass that found the catalogue held by another process: why, and what the list shows."""
+
+    sentence: str
+    summaries: list[SessionSummary]
+
+
+def read_summaries(folder: Path | None, roots: list[Path]) -> list[SessionSummary]:
+    """Worker: what the catalogue already knows about ``roots`` (the files read, when it is held)."""
+    from core.catalogue import Catalogue, CatalogueBusyError
+    from core.catalogue.summary import scan_summaries
+
+    try:
+        catalogue = Catalogue(folder, lock_wait=LOCK_WAIT_SECONDS)
+    except CatalogueBusyError:
+        return scan_summaries(roots, [])
     try:
         return catalogue.summaries(roots)
+    except CatalogueBusyError:
+        return scan_summaries(roots, [])
     finally:
         catalogue.close()
 
 
 def _refresh_catalogue(
     folder: Path | None, roots: list[Path], task: TaskContext
+) -> tuple[RefreshStats, list[SessionSummary]] | _Busy:
+    """Worker: bring the catalogue up to date, then read the summaries again.
+
+    When another process holds the catalogue: :class:`_Busy`, with what it held (or, if it cannot be
+    read either, the summaries of the files read one by one).
+    """
+    from core.catalogue import CatalogueBusyError
+
+    try:
+        return _refresh_pass(folder, roots, task)
+    except CatalogueBusyError as err:
+        return _Busy(str(err), read_summaries(folder, roots))
+
+
+def _refresh_pass(
+    folder: Path | None, roots: list[Path], task: TaskContext
 ) -> tuple[RefreshStats, list[SessionSummary]]:
-    """Worker: bring the catalogue up to date, then read the summaries again."""
     from core.catalogue import Catalogue
 
     def progress(*args: Any) -> None:
@@ -65,7 +99,7 @@ def _refresh_catalogue(
         task.progress(*args)
 
     task.yield_to_foreground()  # a pass started with the open of a session waits for its load
-    catalogue = Catalogue(folder)
+    catalogue = Catalogue(folder, lock_wait=LOCK_WAIT_SECONDS)
     try:
         stats = catalogue.refresh(roots, progress, task.cancel_event)
         return stats, catalogue.summaries(roots)
@@ -144,6 +178,10 @@ class CatalogueController(QObject):
         self.live_refresh_timer.setInterval(LIVE_REFRESH_MSECS)
         self.folder_watcher.directoryChanged.connect(lambda _path: self.schedule_live_refresh())
         self.live_refresh_timer.timeout.connect(self._live_refresh)
+        self.busy_retry_timer = QTimer(self)  # another pass after one found the catalogue held
+        self.busy_retry_timer.setSingleShot(True)
+        self.busy_retry_timer.setInterval(BUSY_RETRY_MSECS)
+        self.busy_retry_timer.timeout.connect(self.refresh)
         context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
         context.session_changed.connect(self._on_session_changed)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
@@ -238,6 +276,7 @@ class CatalogueController(QObject):
     def close(self) -> None:
         """Stop watching (the window is closing)."""
         self.live_refresh_timer.stop()
+        self.busy_retry_timer.stop()
         if self.folder_watcher.directories():
             self.folder_watcher.removePaths(self.folder_watcher.directories())
 
@@ -341,7 +380,18 @@ class CatalogueController(QObject):
             self._context.status,
         )
 
-        def refreshed(result: tuple[RefreshStats, list[SessionSummary]]) -> None:
+        def refreshed(result: tuple[RefreshStats, list[SessionSummary]] | _Busy) -> None:
+            if isinstance(result, _Busy):
+                runner.cancel("catalogue-partial")
+                self.list_model.update_summaries(result.summaries)
+                self.select_open_row()
+                status.showMessage(
+                    f"{result.sentence} The list shows {self.list_model.rowCount()} sessions as they "
+                    f"were; trying again in {BUSY_RETRY_MSECS // 1000} s."
+                )
+                self.busy_retry_timer.start()
+                self._refresh_done(False)
+                return
             stats, summaries = result
             runner.cancel("catalogue-partial")  # an older partial list must not come after this
             self.list_model.update_summaries(summaries)

@@ -77,7 +77,10 @@ def format_modified(value: str | None) -> str:
     if parsed is None:
         return ""
     if parsed.tzinfo is not None:  # a naive value is shown as written
-        parsed = parsed.astimezone()
+        try:
+            parsed = parsed.astimezone()
+        except (OverflowError, OSError):  # year 1 or 9999 moved into the local zone: as written
+            pass
     return parsed.strftime("%Y-%m-%d %H:%M")
 
 

@@ -86,6 +86,8 @@ class UsageFigures:
         all_projects, all_models: every project and model in the records, for the filters' choices.
         listed: how many sessions the main window lists (the Sessions card explains a difference), or
             None when unknown.
+        undated: what usage dated outside the years 1 to 9999 adds up to: in the totals and tables, on
+            no day, bar or hour (None when there is none).
     """
 
     query: UsageQuery
@@ -100,6 +102,7 @@ class UsageFigures:
     all_projects: list[str]
     all_models: list[str]
     listed: int | None = None
+    undated: UsageRow | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ def compute_figures(overview: UsageOverview, query: UsageQuery) -> UsageFigures:
         sessions=overview.sessions[:TOP_SESSIONS],
         all_projects=overview.all_projects,
         all_models=overview.all_models,
+        undated=overview.undated,
     )
 
 

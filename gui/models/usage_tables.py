@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from core.formatting import dollars, short_tokens, whole_tokens
+from core.timefmt import on_calendar
 from core.usage import UsageRow
 from gui.models.roles import Role
 
@@ -57,7 +58,8 @@ def _shown_name(row: UsageRow) -> str:
 
 
 def _day(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M") if stamp else ""
+    # A time without a calendar date (a hostile one of year 33,658) is shown as none.
+    return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M") if stamp and on_calendar(stamp) else ""
 
 
 def _tokens(pick: Callable[[UsageRow], int], title: str, tip: str) -> _Column:

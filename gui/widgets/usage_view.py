@@ -395,6 +395,11 @@ class UsageWindow(QWidget):
             f"{totals.sessions:,} sessions · {dollars(totals.total_cost)}"
             f" · {short_tokens(totals.total_tokens)} tokens · every branch counted;"
             " forks' and clones' copies of their parent's entries counted once"
+            + (
+                f"; {dollars(figures.undated.total_cost)} dated outside the years 1 to 9999 is on no day"
+                if figures.undated is not None
+                else ""
+            )
         )
 
     @staticmethod

@@ -259,9 +259,13 @@ def _nested(depth: int) -> object:
     return value
 
 
-def test_json_nested_1000_levels_deep_is_loaded_and_its_context_printed(tmp_path: Path) -> None:
+def test_json_nested_1000_levels_deep_is_loaded_and_its_context_printed_folded(tmp_path: Path) -> None:
     # Issue 15: orjson reads up to 1024 levels, so the loader accepts such a line, but printing the
     # context recursed (the standard library's encoder, after orjson's 255-level writer gave up).
+    # Issue 29: every value is folded to MAX_DEPTH levels before it is used whole, so the context
+    # holds the value as written down to that depth, then the fold's note; check names the line.
+    from core.session.jsonl import FOLDED, MAX_DEPTH
+
     depth = 1000
     nested = b'{"k":[' * (depth // 2) + b'"bottom"' + b"]}" * (depth // 2)
     message = b'{"role":"user","content":[{"type":"text","text":"deep","x":' + nested + b"}]}"
@@ -272,13 +276,22 @@ def test_json_nested_1000_levels_deep_is_loaded_and_its_context_printed(tmp_path
     path.write_bytes(orjson.dumps(HEADER) + b"\n" + line + message + b"}\n")
     with shallow_stack():
         session = load_session(path)
-        assert session.diagnostics == []
+        assert session.diagnostics == []  # nothing the index reads is deep: found where it is used
         assert len(build_context(session)["messages"]) == 1
     result = cli("context", str(path))
     assert result.returncode == 0, result.stderr
     printed = result.stdout.split(b"\n")
     assert printed[0] == b'{"messages": ['
-    assert printed[1].startswith(message + b"], ")  # the message as written, compact, then the settings
+    # The line's object is level 1, the message 2, content 3, the block 4: "x" keeps levels 5 to 100.
+    kept = MAX_DEPTH - 4
+    folded = b'{"k":[' * (kept // 2) + orjson.dumps(FOLDED) + b"]}" * (kept // 2)
+    start = b'{"role":"user","content":[{"type":"text","text":"deep","x":'
+    assert printed[1].startswith(start + folded + b"}]}], ")  # compact, then the settings
+    checked = cli("check", str(path))
+    assert checked.returncode == 1
+    assert f"{path}:2: warning deep-value: A value on this line is nested 1,004 levels deep;" in (
+        checked.stdout.decode()
+    )
 
 
 def test_encode_json_writes_any_depth_without_recursion_and_as_orjson_does() -> None:

@@ -620,3 +620,108 @@ def test_temporary_files_are_named_recognisably_and_never_left_after_a_write(tmp
         clone_session(load_session(copy_into(tmp_path, LINEAR)))
     assert any(n.startswith(".prime-sessions-tmp-") for n in names)
     assert not [p for p in tmp_path.rglob(".prime-sessions-tmp-*")]
+
+
+# ---------------------------------------------------------------------------- several writers (issue 29)
+def _agent_line(entry_id: str) -> bytes:
+    entry = {"type": "custom", "customType": "agent", "data": {}, "id": entry_id, "parentId": None}
+    return orjson.dumps({**entry, "timestamp": "2026-03-03T16:00:00.000Z"}) + b"\n"
+
+
+def test_an_edit_writes_only_once_the_file_has_kept_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent finishing a turn writes several lines in a row: the edit waits until the file has kept
+    # its size for SETTLE seconds (each look a pause), so it does not write into the agent's burst.
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    target = session.leaf_id
+    burst = [f"burst{i:03d}" for i in range(3)]
+    pauses: list[float] = []
+
+    def agent_writes_a_burst(seconds: float) -> None:
+        if len(pauses) < len(burst):
+            append_bytes(file, _agent_line(burst[len(pauses)]))
+        pauses.append(seconds)
+
+    monkeypatch.setattr(writer, "_pause", agent_writes_a_burst)
+    new_id = append_label(session, target, "after the burst")
+    written = lines_of(file)
+    assert [line["id"] for line in written[-4:]] == [*burst, new_id]
+    assert written[-1]["parentId"] == burst[-1]  # hangs off the true leaf
+    assert sum(pauses[len(burst) :]) >= writer.SETTLE  # quiet for SETTLE after the last line
+
+
+def test_an_agent_that_never_pauses_still_gets_the_edit_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Settling is a preference: after SETTLE_WAIT the edit is written at the first moment without a
+    # partial line, never refused for the agent's pace.
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    count = [0]
+
+    def agent_streams(_seconds: float) -> None:
+        count[0] += 1
+        append_bytes(file, _agent_line(f"stream{count[0]:04d}"))
+
+    monkeypatch.setattr(writer, "_pause", agent_streams)
+    monkeypatch.setattr(writer, "SETTLE_WAIT", 0.05)
+    new_id = append_label(session, session.leaf_id, "in the stream")
+    assert lines_of(file)[-1]["id"] == new_id and count[0] > 0
+    assert load_session(file).diagnostics == []
+
+
+def test_a_last_byte_rewritten_in_place_just_before_the_write_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    before = file.read_bytes()
+    done: list[bool] = []
+
+    def rewrite_the_newline(_seconds: float) -> None:  # same size, another last byte
+        if not done:
+            with open(file, "r+b") as handle:
+                handle.seek(-1, os.SEEK_END)
+                handle.write(b" ")
+            done.append(True)
+
+    monkeypatch.setattr(writer, "_pause", rewrite_the_newline)
+    with pytest.raises(SessionChangedError):
+        append_label(session, session.leaf_id, "refused")
+    assert file.read_bytes() == before[:-1] + b" "
+
+
+def test_an_edit_glued_to_a_line_started_in_the_last_instant_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The one case no check can see: the agent's first write() of a line lands between the writer's last
+    # look and its write. The two lines are glued into one unreadable line; the label is written again
+    # after the agent's line ends, so the user's edit is in the file (the agent's entry is lost).
+    file = copy_into(tmp_path, BRANCHES)
+    session = load_session(file)
+    target = session.leaf_id
+    before = file.read_bytes()
+    agent = _agent_line("collided")
+    real_write = os.write
+    writes: list[bytes] = []
+
+    def agent_starts_a_line_first(fd: int, data: bytes) -> int:
+        if not writes:
+            append_bytes(file, agent[:30])  # the agent's first write(), in the instant before ours
+        writes.append(bytes(data))
+        written = real_write(fd, data)
+        if len(writes) == 1:
+            append_bytes(file, agent[30:])  # ... and its second
+        return written
+
+    monkeypatch.setattr(writer.os, "write", agent_starts_a_line_first)
+    new_id = append_label(session, target, "survives")
+    monkeypatch.undo()
+    after = file.read_bytes()
+    assert after.startswith(before + agent[:30] + writes[0] + agent[30:])  # earlier bytes unchanged
+    assert len(writes) == 2 and orjson.loads(after.split(b"\n")[-2])["id"] == new_id
+    reloaded = load_session(file)
+    assert reloaded.labels[target] == "survives"
+    assert len([d for d in reloaded.diagnostics if d.is_problem]) == 2  # the two halves of the glued line
