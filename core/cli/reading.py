@@ -94,11 +94,14 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
     from core.catalogue.summary import summarize
+    from core.cli.families import Families
     from core.session import find_session_files
+    from core.session.discovery import search_roots
 
     summaries: list[SessionSummary] = []
     seen: set[str] = set()
-    for root in roots:
+    families = Families()  # child sessions, as the catalogue records them
+    for root in search_roots(roots):
         for path in find_session_files(root):
             key = os.path.realpath(path)
             if key in seen:
@@ -112,9 +115,10 @@ def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSumma
             if session.header is None:
                 continue  # not a session file (the reference hides these too)
             summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
+            families.note(session)
     summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
     summaries.sort(key=lambda s: s.modified or "", reverse=True)
-    return summaries
+    return families.apply(summaries)
 
 
 def _open_catalogue(args: argparse.Namespace) -> Catalogue:

@@ -59,6 +59,7 @@ def overview_of(
     period: str = "daily",
     titles: Mapping[str, str] | None = None,
     top: int | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> UsageOverview:
     """The overview of ``records``: one :func:`core.usage.report` per figure.
 
@@ -68,6 +69,7 @@ def overview_of(
         period: the kind of the period rows, one of :data:`PERIOD_KINDS`.
         titles: session path -> title, for the session rows.
         top: keep only this many session rows (None: all).
+        families: child session path -> the top session of its family, whose row holds it.
 
     Raises:
         ValueError: ``period`` is not a period kind.
@@ -85,7 +87,7 @@ def overview_of(
         rows = report(chosen, period, filt).rows
         if rows:
             project_periods[project] = rows
-    sessions = report(records, "session", filt, titles=titles).rows
+    sessions = report(records, "session", filt, titles=titles, families=families).rows
     return UsageOverview(
         filt=filt,
         period=period,
