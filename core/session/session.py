@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
@@ -24,6 +24,9 @@ from core.session.reader import SessionReader
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
 from core.timefmt import js_date_ms
+
+if TYPE_CHECKING:
+    from core.session.subagents import ChildSession
 
 # core.diff and core.export import the usage helpers from here, where they were first defined.
 __all__ = ["RefreshResult", "Session", "load_session", "usage_totals"]
@@ -102,6 +105,9 @@ class Session(SessionReader):
         # Called with every new entry and its parsed object, so a catalogue can take the text it
         # indexes from the one parse (parsing twice would double the cost of indexing).
         self._observer = observer
+        # The child (subagent) sessions this session started, by the entry that launched them: the
+        # files are other sessions, so whoever lists them says (:func:`core.session.subagents.launches`).
+        self.child_sessions: dict[str, tuple[ChildSession, ...]] = {}
         self._reset()
         self._load()
 

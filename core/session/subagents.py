@@ -31,18 +31,24 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from core.session.entry import AssistantInfo
 from core.session.lineage import file_name_ids, parent_paths
 from core.session.summary import SessionSummary
 
+if TYPE_CHECKING:
+    from core.session.session import Session
+
 __all__ = [
     "ChildLink",
+    "ChildSession",
     "FamilyCost",
     "Listed",
     "child_links",
     "family_costs",
     "family_heads",
+    "launches",
     "layout_depth",
     "rlm_depth",
     "with_families",
@@ -53,6 +59,7 @@ _SEPARATORS = re.compile(r"[\\/]")
 _ARTIFACTS = "session-artifacts"
 _SUBAGENT_FOLDER = "subagent-sessions"
 _SUB = "sub-"
+_TOOL_USE = "toolUse"  # the stopReason of an assistant message that called a tool
 _MAX_FOLDERS = 12  # folders looked up from a file: as deep as discovery looks
 
 
@@ -282,6 +289,51 @@ def family_heads(summaries: Iterable[SessionSummary]) -> dict[str, str]:
         if top != path:
             heads[path] = top
     return heads
+
+
+class ChildSession(NamedTuple):
+    """A child session as its parent's transcript names it.
+
+    Attributes:
+        path: its file.
+        title: what the list calls it (its name, else its first message).
+        created_ms: its header's time in ms, or None.
+    """
+
+    path: str
+    title: str
+    created_ms: float | None
+
+
+def launches(session: Session, children: Iterable[ChildSession]) -> dict[str, tuple[ChildSession, ...]]:
+    """Which entry of ``session`` launched each of its ``children``: entry id -> the children, oldest first.
+
+    Neither agent records it by child, so it is found by time: the launching message is the latest one
+    before the child's file was made among the messages that can launch one, the targets of Prime Agent's
+    ``child_usage_attributed`` entries (their usage holds a child's) when there are any, else the
+    assistant messages that stopped for a tool call (the subagent tool of the pi extensions). A child made
+    before every such message goes to the first of them; a session without any launches nothing.
+    """
+    targets = set(session.usage_overrides)
+    candidates = [e for e in session.entries if e.id in targets and isinstance(e.info, AssistantInfo)]
+    if not candidates:
+        candidates = [
+            e
+            for e in session.entries
+            if isinstance(e.info, AssistantInfo) and e.info.stop_reason == _TOOL_USE
+        ]
+    if not candidates:
+        return {}
+    timed = sorted(candidates, key=lambda e: (e.ts_ms if e.ts_ms is not None else -1.0, e.line))
+    found: dict[str, list[ChildSession]] = {}
+    for child in sorted(children, key=lambda c: (c.created_ms or 0.0, c.path)):
+        chosen = timed[0]
+        if child.created_ms is not None:
+            for entry in timed:
+                if entry.ts_ms is not None and entry.ts_ms <= child.created_ms:
+                    chosen = entry
+        found.setdefault(chosen.id, []).append(child)
+    return {entry_id: tuple(kids) for entry_id, kids in found.items()}
 
 
 def rlm_depth(header: Mapping[str, object]) -> int | None:

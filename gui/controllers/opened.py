@@ -13,7 +13,7 @@ import gc
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
@@ -30,6 +30,7 @@ from gui.widgets.panes import FilterModeBox
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
+    from core.session.subagents import ChildSession
 
 __all__ = ["OpenSessionController"]
 
@@ -38,18 +39,21 @@ _EXPAND_AT_ONCE = 20  # levels above the leaf expanded in one go (most sessions 
 _EXPAND_BUDGET_SECS = 0.02  # beyond that, time spent expanding per turn of the event loop
 
 
-def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
+def load(path: str, filter_mode: str, children: Sequence[ChildSession] = ()) -> tuple[Session, TreeStructure]:
     """Worker: index one session file, find its diagnostics and the tree's visible structure.
 
     All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
     The leaf, shown first, is rendered once here and thrown away: that imports cmark, Pygments and
-    the lexers its code needs (~100 ms on first use) off the GUI thread.
+    the lexers its code needs (~100 ms on first use) off the GUI thread. ``children``: the listed child
+    sessions of this one, which its launching messages link to.
     """
     from core.kinds.notes import session_notes
     from core.render import render_entry
     from core.session import load_session
+    from core.session.subagents import launches
 
     session = load_session(path)
+    session.child_sessions = launches(session, children)
     session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
     structure = BranchTreeModel.prepare(session, filter_mode)
     leaf = session.leaf
@@ -173,13 +177,25 @@ class OpenSessionController(QObject):
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
+        children = self._children_of(path)
         self._context.runner.start(
             "load",
-            lambda _task: load(path, mode),
+            lambda _task: load(path, mode, children),
             self._on_loaded,
             self._on_failed,
             priority=Priority.FOREGROUND,
         )
+
+    def _children_of(self, path: str) -> list[ChildSession]:
+        """The listed child sessions of the session at ``path`` (its launching messages link to them)."""
+        from core.session.subagents import ChildSession
+        from core.timefmt import js_date_ms
+
+        return [
+            ChildSession(s.path, s.title, js_date_ms(s.created))
+            for s in self._context.summaries()
+            if s.subagentOf is not None and os.path.abspath(s.subagentOf) == path
+        ]
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""

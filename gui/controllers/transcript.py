@@ -352,6 +352,8 @@ class TranscriptController(QObject):
         elif verb == "branch":
             step, _, entry_id = key.partition("/")
             self.switch_branch(entry_id, step)
+        elif verb == "session" and key:  # a child session the entry launched
+            self._context.open_session(key)
 
     def switch_branch(self, entry_id: str, step: str | int) -> bool:
         """Follow another branch at the branch point whose switcher is on ``entry_id``'s card.

@@ -14,8 +14,15 @@ from pathlib import Path
 import pytest
 
 from core.catalogue import Catalogue
+from core.export.markdown import entry_to_markdown
+from core.kinds.cards import card
+from core.kinds.notes import session_notes
+from core.render.links import session_href
+from core.render.view import render_card
+from core.session import load_session
 from core.session.discovery import default_roots, find_session_files, search_roots
-from core.session.subagents import ChildLink, Listed, child_links, family_costs
+from core.session.subagents import ChildLink, ChildSession, Listed, child_links, family_costs, launches
+from core.timefmt import js_date_ms
 from core.usage.reports import UsageFilter
 from tests.core import subagent_layouts as layouts
 
@@ -209,4 +216,55 @@ def _assistant(eid: str, text: str, cost: float) -> dict[str, object]:
             "stopReason": "stop",
             "timestamp": 1,
         },
+    }
+
+
+def _children(summaries: dict, parent: Path) -> list[ChildSession]:
+    return [
+        ChildSession(s.path, s.title, js_date_ms(s.created))
+        for s in summaries.values()
+        if s.subagentOf == str(parent)
+    ]
+
+
+def test_the_launching_message_links_to_each_child(tmp_path: Path, history) -> None:
+    home, made = history
+    summaries = {s.path: s for s in _catalogue(tmp_path, home).summaries()}
+    for layout in made.values():
+        parent = layout.files["parent"]
+        session = load_session(parent)
+        session.child_sessions = launches(session, _children(summaries, parent))
+        wanted: dict[str, set[str]] = {}
+        for role, up in layout.parents.items():
+            if up == "parent":
+                wanted.setdefault(layout.launchers[role], set()).add(str(layout.files[role]))
+        assert {k: {c.path for c in v} for k, v in session.child_sessions.items()} == wanted
+        for entry_id, kids in session.child_sessions.items():
+            entry = session.get(entry_id)
+            view = render_card(card(entry, session.body(entry), notes=session_notes(session).get(entry_id)))
+            for kid in kids:
+                assert f'href="{session_href(kid.path)}"' in view
+            markdown = entry_to_markdown(session, entry_id)
+            assert "Started the subagent session" in markdown
+            assert all(kid.path not in markdown for kid in kids)  # an export names the file, not the path
+            assert all(os.path.basename(kid.path) in markdown for kid in kids)
+
+
+def test_a_child_made_between_two_launches_goes_to_the_earlier(tmp_path: Path) -> None:
+    parent = layouts.Writer("launcher-0000", "/p", 30)
+    parent.user("two waves")
+    first = parent.assistant("wave one", 0.1, {"id": "w1", "name": "subagent", "arguments": {}})
+    second = parent.assistant("wave two", 0.1, {"id": "w2", "name": "subagent", "arguments": {}})
+    path = parent.write(tmp_path / "p.jsonl")
+    session = load_session(path)
+    at = {e.id: e.ts_ms for e in session.entries}
+    kids = [
+        ChildSession("/k/a.jsonl", "a", at[first] + 500),
+        ChildSession("/k/b.jsonl", "b", at[second] + 500),
+        ChildSession("/k/early.jsonl", "early", at[first] - 60_000),  # before any launch: the first
+    ]
+    found = launches(session, kids)
+    assert {k: [c.path for c in v] for k, v in found.items()} == {
+        first: ["/k/early.jsonl", "/k/a.jsonl"],
+        second: ["/k/b.jsonl"],
     }
