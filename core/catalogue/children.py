@@ -30,10 +30,14 @@ def settle_children(conn: sqlite3.Connection) -> set[int]:
     """
     rows = conn.execute(
         "SELECT id, path, session_id, parent_session,"
-        " CASE WHEN instr(header, 'rlmDepth') THEN header END FROM files WHERE header IS NOT NULL"
+        " CASE WHEN instr(header, 'rlmDepth') THEN header END, created_ms, last_activity_ms"
+        " FROM files WHERE header IS NOT NULL"
     ).fetchall()
     ids = {path: file_id for file_id, path, *_rest in rows}
-    listed = [Listed(path, sid, parent, _rlm_depth(header)) for _i, path, sid, parent, header in rows]
+    listed = [
+        Listed(path, sid, parent, _rlm_depth(header), created, last)
+        for _i, path, sid, parent, header, created, last in rows
+    ]
 
     def shares_entries(child: str, parent: str) -> bool:
         found = conn.execute(

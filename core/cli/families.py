@@ -24,7 +24,14 @@ class Families:
         """Remember what the families need of one session read (its header, entry ids, child share)."""
         header = session.header or {}
         self._listed.append(
-            Listed(session.path, session.session_id, session.parent_session, rlm_depth(header))
+            Listed(
+                session.path,
+                session.session_id,
+                session.parent_session,
+                rlm_depth(header),
+                session.created_ms,
+                session.last_activity_ms,
+            )
         )
         self._ids[session.path] = frozenset(e.id for e in session.entries)
         share = sum(row.child_cost for row in entry_usages(session) if row.kind != "attribution")

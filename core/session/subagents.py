@@ -14,8 +14,11 @@ fields: no file is read):
 * **The header.** ``parentSession`` (the parent's path) and Prime Agent's ``rlmDepth``. A fork and a
   clone record ``parentSession`` too; they copy their parent's entries, where a subagent's session starts
   a conversation of its own, so a session whose header names a parent is a child only when it shares no
-  entry id with it (the ``tintinweb/pi-subagents`` extension and ``pi-interactive-subagents``' blank
-  sessions), or when its folder or ``rlmDepth`` says so.
+  entry id with it and was made while the parent ran (the parent recorded a message after it: the answer
+  the subagent's tool returned), as the ``tintinweb/pi-subagents`` extension and
+  ``pi-interactive-subagents``' blank sessions are; or when its folder or ``rlmDepth`` says so. A blank
+  session made after its parent's last message (pi's ``newSession({parentSession})``, a hand-over) is
+  not a child.
 
 **Cost counted once.** Prime Agent's parent records ``child_usage_attributed`` entries that replace the
 launching message's usage with the aggregate (parent + child): its children's cost is inside its own
@@ -72,12 +75,16 @@ class Listed:
         id: its header id.
         parent_recorded: the header's ``parentSession``, or None.
         rlm_depth: Prime Agent's header ``rlmDepth``, or None.
+        created_ms: its header's time, in ms (None when unknown).
+        last_ms: the time of its last user or assistant message, in ms (None when unknown).
     """
 
     path: str
     id: str | None
     parent_recorded: str | None = None
     rlm_depth: int | None = None
+    created_ms: float | None = None
+    last_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,20 +131,26 @@ def child_links(listed: Iterable[Listed], shares_entries: Callable[[str, str], b
             _note(by_folder_name, (folder, key), r.path)
         if r.id:
             _note(by_id, r.id, r.path)
+    by_path = {r.path: r for r in rows}
     links: dict[str, ChildLink] = {}
     for r in rows:
         kind, layout_parent, subs = _layout(r.path, by_folder_name, in_folder, by_id)
         parent = recorded.get(r.path)
         rlm = kind == "rlm" or (r.rlm_depth is not None and r.rlm_depth > 0)
         if kind is None and not rlm:
-            if parent is None or shares_entries(r.path, parent):
-                continue  # not a child: a session of its own, or a fork or clone
+            if parent is None or not _ran_after(by_path[parent], r) or shares_entries(r.path, parent):
+                continue  # not a child: a session of its own, a hand-over, or a fork or clone
         parent = parent if parent is not None else layout_parent
         if parent == r.path:
             parent = None
         depth = r.rlm_depth if r.rlm_depth is not None and r.rlm_depth > 0 else subs
         links[r.path] = ChildLink(r.path, parent, depth, rlm)
     return _settled(links)
+
+
+def _ran_after(parent: Listed, child: Listed) -> bool:
+    """Whether ``parent`` recorded a message after ``child`` was made (so it ran while the child did)."""
+    return parent.last_ms is not None and child.created_ms is not None and parent.last_ms > child.created_ms
 
 
 def layout_depth(path: str) -> int:

@@ -137,6 +137,8 @@ class CatalogueController(QObject):
         self.live_refresh_timer.timeout.connect(self._live_refresh)
         context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
         context.session_changed.connect(self._on_session_changed)
+        # A child session opened (from a link, a search hit): its folded parent unfolds to show its row.
+        context.session_loaded.connect(self._reveal_loaded)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
         # While the proxy filters or the list changes, Qt moves the current row by itself (a row that goes
         # away hands it to a neighbour): that is not the user choosing a session. The selection model
@@ -260,6 +262,11 @@ class CatalogueController(QObject):
                 self._table.scrollTo(index)
         finally:
             self._changing -= 1
+
+    def _reveal_loaded(self, _session: object) -> None:
+        path = self._shown_path()
+        if path is not None:
+            self.list_model.reveal(path)
 
     def _begin_change(self, *_args: object) -> None:
         self._changing += 1

@@ -23,3 +23,5 @@ class Role(IntEnum):
     KIND = ITEM + 7  # the message role for message entries, else the normalised entry type
     READING = ITEM + 8  # bool: the entry's card is at the top of the transcript ("you are here")
     DISTINCT = ITEM + 9  # what tells a session apart from listed ones with the same title (a folder, an id)
+    SUBAGENTS = ITEM + 10  # a parent session's badge ("▸ 3 subagents"), None for a session without children
+    EXPANDED = ITEM + 11  # bool: a parent session's children are shown (setData to fold or unfold them)

@@ -6,7 +6,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 
 from gui.models.roles import Role
 from gui.models.session_list_model import SessionListModel
@@ -115,11 +123,28 @@ class SessionFilterProxy(QSortFilterProxyModel):
         index = self.index(row, 0)
         return self.data(index, Role.ITEM) if index.isValid() else None
 
+    def setSourceModel(self, model: QAbstractItemModel) -> None:
+        """Follow the source model; a session list's folded children are filtered out (filterAcceptsRow)."""
+        old = self.sourceModel()
+        if isinstance(old, SessionListModel):
+            old.folding_changed.disconnect(self._folding_changed)
+        super().setSourceModel(model)
+        if isinstance(model, SessionListModel):
+            model.folding_changed.connect(self._folding_changed)
+
+    def _folding_changed(self) -> None:
+        """A parent was folded or unfolded: filter its children again."""
+        with self._filter_change():
+            pass
+
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
-        if not self._words and not self._named_only:
-            return True  # every row, without a call back into Python per row (20,000 after each change)
         model = self.sourceModel()
+        folded = isinstance(model, SessionListModel) and model.has_hidden()
+        if not self._words and not self._named_only and not folded:
+            return True  # every row, without a call back into Python per row (20,000 after each change)
         if isinstance(model, SessionListModel):  # straight to the row: no index and data() per row
+            if not self._words and model.is_hidden(source_row):
+                return False  # folded under its parent (words find a child wherever it is)
             summary = model.summary_at(source_row)
         else:
             summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)

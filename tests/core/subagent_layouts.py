@@ -18,6 +18,7 @@ what the whole history cost, each model call once.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,9 +61,12 @@ class Writer:
     def add(self, obj: dict[str, object]) -> str:
         self.n += 1
         eid = f"{self.sid[:4]}{self.n:04d}"
-        self.lines.append(
-            {"id": eid, "parentId": self.last, "timestamp": self._ts(self.minute, self.n), **obj}
-        )
+        stamp = self._ts(self.minute, self.n)
+        message = obj.get("message")
+        if isinstance(message, dict):  # a message's own time, in ms, as the agents write it
+            when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            obj = {**obj, "message": {**message, "timestamp": int(when.timestamp() * 1000)}}
+        self.lines.append({"id": eid, "parentId": self.last, "timestamp": stamp, **obj})
         self.last = eid
         return eid
 
@@ -202,13 +206,18 @@ def header_linked(home: Path) -> Layout:
     p = Writer(parent_id, "/home/u/lib", 20)
     p.user("Plan the release")
     launch = p.assistant("delegating", 0.30, {"id": "ag1", "name": "Agent", "arguments": {}})
+    p.minute = 25  # the subagents ran meanwhile: their answers come back, the parent goes on
+    p.add({"type": "message", "message": {"role": "toolResult", "toolCallId": "ag1", "toolName": "Agent",
+                                          "content": [{"type": "text", "text": "changelog drafted"}],
+                                          "isError": False, "timestamp": 1}})  # fmt: skip
+    p.assistant("the release is planned", 0.01)
     p.write(parent_path)
     child = Writer("88888888-cccc", "/home/u/lib", 21, parentSession=str(parent_path))
     child.user("draft the changelog")
     child.assistant("changelog drafted", 0.12)
     child_path = child.write(project / "2026-03-01T10-21-00-000Z_88888888-cccc.jsonl")
     # A fork: pi copies the parent's entries (same ids) into a new file whose header names the parent.
-    fork = Writer("99999999-ffff", "/home/u/lib", 22, parentSession=str(parent_path))
+    fork = Writer("99999999-ffff", "/home/u/lib", 26, parentSession=str(parent_path))
     fork.lines += [dict(line) for line in p.lines[1:]]
     fork.last = p.last
     fork.sid = "9999"
@@ -225,7 +234,7 @@ def header_linked(home: Path) -> Layout:
     alone_path = alone.write(shelf / "f00dcafe" / "session.jsonl")
     out.files = {"parent": parent_path, "child": child_path, "fork": fork_path, "named": named_path,
                  "alone": alone_path}  # fmt: skip
-    out.family = {"parent": 0.50, "child": 0.12, "fork": 0.37, "named": 0.08, "alone": 0.02}
+    out.family = {"parent": 0.51, "child": 0.12, "fork": 0.38, "named": 0.08, "alone": 0.02}
     out.parents = {"child": "parent", "named": "parent", "alone": None}
     out.depths = {"child": 1, "named": 1, "alone": 1}
     out.launchers = {"child": launch, "named": launch}

@@ -176,15 +176,27 @@ def test_a_parent_removed_leaves_its_children_on_their_own(tmp_path: Path, histo
 
 
 def test_child_links_cut_loops_and_keep_recorded_depth() -> None:
-    rows = [
-        Listed("/s/a.jsonl", "a", "/s/b.jsonl"),
-        Listed("/s/b.jsonl", "b", "/s/a.jsonl"),
+    rows = [  # each made while the other ran
+        Listed("/s/a.jsonl", "a", "/s/b.jsonl", None, 10.0, 100.0),
+        Listed("/s/b.jsonl", "b", "/s/a.jsonl", None, 20.0, 100.0),
         Listed("/s/c.jsonl", "c", "/s/a.jsonl", rlm_depth=3),
     ]
     links = child_links(rows, lambda child, parent: False)
     heads = [p for p, link in links.items() if link.parent is None and p != "/s/c.jsonl"]
     assert len(heads) == 1  # the loop is cut once
     assert links["/s/c.jsonl"].depth == 3
+
+
+def test_a_blank_session_made_after_its_parent_ended_is_not_a_child() -> None:
+    # pi's newSession({parentSession}) after the parent's last message (a hand-over): a session of its own.
+    rows = [
+        Listed("/s/p.jsonl", "p", None, None, 0.0, 50.0),
+        Listed("/s/n.jsonl", "n", "/s/p.jsonl", None, 60.0, 90.0),
+    ]
+    assert child_links(rows, lambda child, parent: False) == {}
+    during = [rows[0], Listed("/s/n.jsonl", "n", "/s/p.jsonl", None, 40.0, 90.0)]
+    assert child_links(during, lambda child, parent: False)["/s/n.jsonl"].parent == "/s/p.jsonl"
+    assert child_links(during, lambda child, parent: True) == {}  # copies its parent's entries: a fork
 
 
 def test_family_costs_without_recursion_on_a_deep_chain() -> None:
