@@ -18,8 +18,8 @@ what the whole history cost, each model call once.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 T0 = "2026-03-01T10:00:00.000Z"

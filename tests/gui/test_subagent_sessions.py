@@ -110,7 +110,7 @@ def test_nesting_does_not_depend_on_thread_forks(qtmodeltester, listed) -> None:
 
 
 def test_a_word_filter_finds_a_folded_child(listed) -> None:
-    model, proxy, made = listed
+    _model, proxy, made = listed
     proxy.set_filter_text("count the files")  # the grandchild's first message
     assert _shown(proxy) == [str(made["prime"].files["gc"])]
     proxy.set_filter_text("")
