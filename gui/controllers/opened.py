@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView
 
+from core.formatting import one_line
 from core.visible import next_user_message, sibling_branch
 from gui.actions import ActionRegistry
 from gui.controllers.context import Change, OpenRequest, SessionChanged, WindowContext
@@ -115,6 +116,27 @@ class OpenSessionController(QObject):
         actions.add(
             "go.leaf", "&Jump to Leaf", self.select_leaf, shortcut="Ctrl+L", menu="Go", enabled=has_session
         )
+        # Child sessions, both ways: the one the selected message launched, and the one that started this.
+        actions.add(
+            "go.subagent",
+            "Open &Subagent Session",
+            self.open_subagent,
+            shortcut="Ctrl+Alt+Down",
+            tip="Open the subagent session the selected message started (a menu when it started several)",
+            menu="Go",
+            section="sessions",
+            enabled=lambda: bool(self.launched()),
+        )
+        actions.add(
+            "go.parent_session",
+            "Open P&arent Session",
+            self.open_parent,
+            shortcut="Ctrl+Alt+Up",
+            tip="Open the session that started this subagent session",
+            menu="Go",
+            section="sessions",
+            enabled=lambda: self._parent_path() is not None,
+        )
         for name, text, shortcut, move in (
             ("go.next_user", "&Next User Message", "Alt+Down", lambda: self._go(next_user_message, 1)),
             ("go.previous_user", "&Previous User Message", "Alt+Up", lambda: self._go(next_user_message, -1)),
@@ -122,6 +144,44 @@ class OpenSessionController(QObject):
             ("go.previous_branch", "Previous B&ranch", "Alt+Shift+Up", lambda: self._go(sibling_branch, -1)),
         ):
             actions.add(name, text, move, shortcut=shortcut, menu="Go", section="move", enabled=has_entry)
+
+    def launched(self) -> tuple[ChildSession, ...]:
+        """The child sessions the tree's current entry started (none when it started none)."""
+        entry, session = self.current_entry(), self._session
+        if entry is None or session is None:
+            return ()
+        return session.child_sessions.get(entry.id, ())
+
+    def open_subagent(self) -> bool:
+        """Open the child session the current entry started; with several, a menu under its row asks which."""
+        kids = self.launched()
+        if not kids:
+            return False
+        if len(kids) == 1:
+            self._context.open_session(kids[0].path)
+            return True
+        menu = QMenu(self._tree)
+        for kid in kids:
+            title = one_line(kid.title)
+            action = menu.addAction(title if len(title) <= 80 else title[:79] + "…")
+            action.triggered.connect(lambda _checked=False, path=kid.path: self._context.open_session(path))
+        rect = self._tree.visualRect(self._tree.currentIndex())
+        menu.popup(self._tree.viewport().mapToGlobal(rect.bottomLeft()))
+        return True
+
+    def _parent_path(self) -> str | None:
+        """The listed session that started the open one, when it is a child session."""
+        session = self._session
+        summary = self._context.summary_for(session.path) if session is not None else None
+        return summary.subagentOf if summary is not None else None
+
+    def open_parent(self) -> bool:
+        """Open the session that started the open (child) session."""
+        parent = self._parent_path()
+        if parent is None:
+            return False
+        self._context.open_session(parent)
+        return True
 
     def _go(self, find: Callable[[Session, str, int], str | None], step: int) -> bool:
         """Select what ``find`` names from the reader's place (revealing it when the filter hides it).

@@ -15,7 +15,7 @@ from core.catalogue import Catalogue
 from core.formatting import dollars
 from gui.models import Role, SessionColumn, SessionFilterProxy, SessionListModel
 from tests.core import subagent_layouts as layouts
-from tests.gui.windows import TIMEOUT, make_window, open_session
+from tests.gui.windows import TIMEOUT, current_entry_id, make_window, open_session
 
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
 
@@ -170,3 +170,37 @@ def test_a_child_says_whose_it_is_and_the_parent_links_to_it(qtbot, tmp_path: Pa
     with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
         window.messages._on_view_action("session", str(child))
     assert window.context.session.path == str(child)
+
+
+def test_the_tree_marks_the_launching_message_and_go_opens_both_ways(qtbot, tmp_path: Path, home) -> None:
+    folder, made = home
+    window = make_window(qtbot, _roots(folder), tmp_path / "catalogue")
+    prime = made["prime"]
+    open_session(qtbot, window, prime.files["c1"])
+    registry = window.registry
+    launch = prime.launchers["c1"]  # the parent's launching message; the child's own starts the grandchild
+    from core.session import load_session
+
+    child = load_session(prime.files["c1"])
+    launch_gc = next(e.id for e in child.entries if e.id in child.usage_overrides)
+    window.context.reveal_entry(launch_gc)
+    qtbot.waitUntil(lambda: current_entry_id(window) == launch_gc, timeout=TIMEOUT)
+    row = window.tree.currentIndex()
+    assert row.data().endswith("⤷ 1 subagent session")
+    assert "started the subagent session “count the files”" in row.data(TOOLTIP)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        registry["go.subagent"].trigger()  # one child: opened at once
+    assert window.context.session.path == str(prime.files["gc"])
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        registry["go.parent_session"].trigger()
+    assert window.context.session.path == str(prime.files["c1"])
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):
+        registry["go.parent_session"].trigger()
+    assert window.context.session.path == str(prime.files["parent"])
+    window.context.reveal_entry(launch)
+    qtbot.waitUntil(lambda: current_entry_id(window) == launch, timeout=TIMEOUT)
+    assert window.tree.currentIndex().data().endswith("⤷ 2 subagent sessions")
+    assert window.opened.launched() and {k.path for k in window.opened.launched()} == {
+        str(prime.files["c1"]),
+        str(prime.files["c2"]),
+    }
