@@ -181,10 +181,15 @@ def _list(args: argparse.Namespace) -> int:
     width = max(len(shorts.get(s.path, "")) for s in summaries)
     for s in summaries:
         title = " ".join(s.title.split())[:60]
+        if s.subagentDepth:  # a child session: whose it is shows in `list --json` (subagentOf)
+            title = "↳ " + title
+        if s.subagents:
+            title += f" (+{s.subagents} subagent{'s' if s.subagents != 1 else ''})"
         short = shorts.get(s.path) or "-"
+        # A parent's cost holds its children's, each counted once (issue 28).
         out(
             f"{short:<{width}}  {local_time(s.modified)}  {s.messageCount:5d} msgs  "
-            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]"
+            f"{s.totalTokens:>9,} tok  ${s.family_cost:7.2f}  {title}  [{s.cwd}]"
         )
     out(f"{len(summaries)} sessions")
     return 0

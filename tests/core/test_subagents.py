@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,43 @@ def test_a_child_made_between_two_launches_goes_to_the_earlier(tmp_path: Path) -
         first: ["/k/early.jsonl", "/k/a.jsonl"],
         second: ["/k/b.jsonl"],
     }
+
+
+def test_cli_list_marks_children_and_gives_family_costs(tmp_path: Path, history) -> None:
+    home, made = history
+    roots = [str(r) for r in _roots(home)]
+    args = ["list", *roots, "--catalogue", str(tmp_path / "cat")]
+    text = subprocess.run(
+        [sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, check=True
+    )
+    lines = text.stdout.splitlines()
+    parent = next(line for line in lines if "Refactor the parser" in line)
+    assert "$   1.25" in parent and "(+2 subagents)" in parent
+    assert any("↳ survey the repository (+1 subagent)" in line for line in lines)
+    scanned = subprocess.run(
+        [sys.executable, "-m", "core.cli", *args, "--json", "--no-catalogue"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    catalogued = subprocess.run(
+        [sys.executable, "-m", "core.cli", *args, "--json"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(scanned.stdout) == json.loads(catalogued.stdout)  # both lists know the families
+    rows = {row["path"]: row for row in json.loads(catalogued.stdout)}
+    assert rows[str(made["prime"].files["gc"])]["subagentOf"] == str(made["prime"].files["c1"])
+    assert rows[str(made["prime"].files["gc"])]["subagentDepth"] == 2
+    cat = str(tmp_path / "cat")
+    usage = subprocess.run(
+        [sys.executable, "-m", "core.cli", "usage", "session", "--catalogue", cat, "--json", *roots],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(usage.stdout)
+    sessions = next(value for value in report.values() if isinstance(value, list))
+    costs = {row.get("sessionId"): row["totalCost"] for row in sessions}
+    assert costs["0194a000-pa00-7000-8000-000000000001"] == pytest.approx(1.25)  # the family, once
+    assert costs["5f316403-aaaa-4bbb-8ccc-000000000001"] == pytest.approx(0.40)
+    every = [p for layout in made.values() for p in layout.files.values()]
+    assert report["totals"]["totalCost"] == pytest.approx(layouts.brute_force_cost(every))
