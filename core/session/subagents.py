@@ -63,7 +63,8 @@ _ARTIFACTS = "session-artifacts"
 _SUBAGENT_FOLDER = "subagent-sessions"
 _SUB = "sub-"
 _TOOL_USE = "toolUse"  # the stopReason of an assistant message that called a tool
-_MAX_FOLDERS = 12  # folders looked up from a file: as deep as discovery looks
+# Folders looked at above a file: pi-subagents' <parent stem>/<runId>/run-<n>/ is the deepest layout.
+_FOLDERS_UP = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,20 +169,24 @@ def _layout(
     in_folder: Mapping[str, list[str]],
     by_id: Mapping[str, str | None],
 ) -> tuple[str | None, str | None, int]:
-    """What a file's folders say: (``"rlm"``, ``"folder"`` or None; the parent they name; ``sub-`` depth)."""
-    subs = layout_depth(path)
-    folder = os.path.dirname(path)
-    for _ in range(_MAX_FOLDERS):
-        above, name = os.path.split(folder)
-        if not name or above == folder:
+    """What a file's folders say: (``"rlm"``, ``"folder"`` or None; the parent they name; ``sub-`` depth).
+
+    Only the few folders a layout puts above a child are looked at (string operations: this runs for
+    every listed session after every catalogue pass).
+    """
+    subs = layout_depth(path) if _ARTIFACTS in path else 0
+    folder = path.rpartition(os.sep)[0]
+    for step in range(_FOLDERS_UP):
+        above, _sep, name = folder.rpartition(os.sep)
+        if not name or not above:
             break
-        if subs and name.startswith(_SUB):
+        if step == 0 and subs and name.startswith(_SUB):
             # The parent is the session file in the folder above (a child's own sub- folder), or, at the
             # top, the session the folder above is named after (session-artifacts/<root-session-id>/).
             files = [p for p in in_folder.get(above, ()) if p != path]
             parent = files[0] if len(files) == 1 else None
-            if parent is None and os.path.basename(os.path.dirname(above)) == _ARTIFACTS:
-                parent = by_id.get(os.path.basename(above))
+            if parent is None and above.rpartition(os.sep)[0].endswith(os.sep + _ARTIFACTS):
+                parent = by_id.get(above.rpartition(os.sep)[2])
             return "rlm", parent, subs
         named = by_folder_name.get((above, name))
         if named is not None:
