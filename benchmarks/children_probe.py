@@ -64,7 +64,9 @@ def main() -> None:
     print(f"{files} sessions, {forks} with a parent in their header, {kids} children")
     print(f"settle_children, cold: {cpu_ms(lambda: settle(True), args.runs):.1f} ms CPU")
     print(f"settle_children, warm: {cpu_ms(lambda: settle(False), args.runs):.1f} ms CPU")
-    print(f"with_children: {cpu_ms(lambda: children_module.with_children(conn, summaries), args.runs):.1f} ms CPU")
+    print(
+        f"with_children: {cpu_ms(lambda: children_module.with_children(conn, summaries), args.runs):.1f} ms"
+    )
     print(f"summaries(): {cpu_ms(lambda: catalogue.summaries(args.root), args.runs):.1f} ms CPU")
     walk = cpu_ms(lambda: [stat_session_files(r) for r in search_roots(args.root)], args.runs)
     print(f"discovery walk: {walk:.1f} ms CPU")
