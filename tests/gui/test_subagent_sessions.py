@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from core.catalogue import Catalogue
 from core.formatting import dollars
@@ -204,3 +206,41 @@ def test_the_tree_marks_the_launching_message_and_go_opens_both_ways(qtbot, tmp_
         str(prime.files["c1"]),
         str(prime.files["c2"]),
     }
+
+
+def test_a_click_on_the_badge_unfolds_and_folds(qtbot, tmp_path: Path, home) -> None:
+    folder, made = home
+    window = make_window(qtbot, _roots(folder), tmp_path / "catalogue")
+    table, proxy, model = window.table, window.proxy, window.catalogue.list_model
+    parent = str(made["pi"].files["parent"])
+
+    def badge_centre():
+        index = proxy.mapFromSource(model.index(model.row_of(parent), SessionColumn.TITLE))
+        table.scrollTo(index)
+        option = QStyleOptionViewItem()
+        option.initFrom(table.viewport())
+        option.widget = table
+        option.rect = table.visualRect(index)
+        option.font = table.font()
+        option.fontMetrics = table.fontMetrics()
+        placed = table.itemDelegateForColumn(SessionColumn.TITLE)._tag(option, index)
+        assert placed is not None
+        return placed[2].center()
+
+    children = {str(made["pi"].files[r]) for r in ("a", "b")}
+    assert not children & set(_shown(proxy))
+    with qtbot.waitSignal(model.folding_changed, timeout=TIMEOUT):
+        QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=badge_centre())
+    assert children <= set(_shown(proxy))
+    with qtbot.waitSignal(model.folding_changed, timeout=TIMEOUT):
+        QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=badge_centre())
+    assert not children & set(_shown(proxy))
+    # Right and Left on the parent's row do the same from the keyboard.
+    table.setFocus()
+    table.setCurrentIndex(proxy.mapFromSource(model.index(model.row_of(parent), SessionColumn.TITLE)))
+    with qtbot.waitSignal(model.folding_changed, timeout=TIMEOUT):
+        QTest.keyClick(table, Qt.Key.Key_Right)
+    assert children <= set(_shown(proxy))
+    with qtbot.waitSignal(model.folding_changed, timeout=TIMEOUT):
+        QTest.keyClick(table, Qt.Key.Key_Left)
+    assert not children & set(_shown(proxy))
