@@ -244,3 +244,16 @@ def test_a_click_on_the_badge_unfolds_and_folds(qtbot, tmp_path: Path, home) -> 
     with qtbot.waitSignal(model.folding_changed, timeout=TIMEOUT):
         QTest.keyClick(table, Qt.Key.Key_Left)
     assert not children & set(_shown(proxy))
+
+
+def test_left_on_a_child_goes_to_its_parent(qtbot, tmp_path: Path, home) -> None:
+    folder, made = home
+    window = make_window(qtbot, _roots(folder), tmp_path / "catalogue")
+    table, proxy, model = window.table, window.proxy, window.catalogue.list_model
+    parent, child = str(made["pi"].files["parent"]), str(made["pi"].files["b"])
+    model.set_expanded(parent, True)
+    table.setFocus()
+    table.setCurrentIndex(proxy.mapFromSource(model.index(model.row_of(child), SessionColumn.TITLE)))
+    QTest.keyClick(table, Qt.Key.Key_Left)
+    assert proxy.summary_at(table.currentIndex().row()).path == parent
+    assert model.expanded(parent)  # going up folds nothing
