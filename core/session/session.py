@@ -228,6 +228,18 @@ class Session(SessionReader):
         memo[make] = (entries, len(entries), value)
         return value
 
+    def set_child_sessions(self, found: dict[str, tuple[ChildSession, ...]]) -> list[str]:
+        """Give the session the child sessions it started (a list found more); returns the entries changed.
+
+        What is derived from the whole session (the cards' notes) is made again on next use.
+        """
+        old = self.child_sessions
+        changed = [eid for eid in set(old) | set(found) if old.get(eid) != found.get(eid)]
+        self.child_sessions = found
+        if changed:
+            self.__dict__.pop("_derived", None)
+        return sorted(changed)
+
     @property
     def usage_memo(self) -> dict[int, tuple[Entry, int | float, float]]:
         """Line -> ``(entry, tokens, cost)`` of the entries whose usage is only in their body.

@@ -191,6 +191,7 @@ class CatalogueController(QObject):
         def shown(summaries: list[SessionSummary]) -> None:
             self.list_model.set_summaries(summaries)
             self.select_open_row()
+            self._context.listed_changed.emit()
             self.summaries_shown.emit(self.list_model.rowCount())
             self._start_refresh()
 
@@ -343,6 +344,7 @@ class CatalogueController(QObject):
             stats, summaries = result
             runner.cancel("catalogue-partial")  # an older partial list must not come after this
             self.list_model.update_summaries(summaries)
+            self._context.listed_changed.emit()
             self.select_open_row()
             errors = len(getattr(stats, "errors", None) or ())
             note = f", {errors} unreadable" if errors else ""
@@ -366,6 +368,7 @@ class CatalogueController(QObject):
                 next_partial = time.monotonic()
             if self._refreshing:
                 self.list_model.update_summaries(summaries)
+                self._context.listed_changed.emit()
                 self.select_open_row()
 
         def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:

@@ -107,6 +107,7 @@ class OpenSessionController(QObject):
         context.open_requested.connect(self._on_open_requested)
         context.reveal_requested.connect(self.reveal_entry)
         context.session_changed.connect(self._on_session_changed)
+        context.listed_changed.connect(self._follow_children)
         self._add_go_actions(actions)
 
     def _add_go_actions(self, actions: ActionRegistry) -> None:
@@ -256,6 +257,27 @@ class OpenSessionController(QObject):
             for s in self._context.summaries()
             if s.subagentOf is not None and os.path.abspath(s.subagentOf) == path
         ]
+
+    def _follow_children(self) -> None:
+        """The list changed: when the open session's listed children did, its launching messages follow.
+
+        A subagent's session is listed a moment after its parent started it (while the parent is open and
+        live); the tree's rows and the transcript's cards of the messages that started them say so then.
+        """
+        session = self._session
+        if session is None or self._loading_path is not None:
+            return
+        kids = self._children_of(session.path)
+        known = {kid.path for found in session.child_sessions.values() for kid in found}
+        if {kid.path for kid in kids} == known:
+            return
+        from core.session.session import RefreshResult
+        from core.session.subagents import launches
+
+        changed = session.set_child_sessions(launches(session, kids))
+        if changed:
+            self._tree_model.entries_changed(changed)
+            self._context.session_updated.emit(RefreshResult())  # nothing read: what derives from it is new
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""

@@ -362,6 +362,13 @@ class BranchTreeModel(QAbstractItemModel):
             return tip
         return None
 
+    def entries_changed(self, entry_ids: list[str]) -> None:
+        """What the rows of ``entry_ids`` show changed (the child sessions they started): repaint them."""
+        for entry_id in entry_ids:
+            index = self.index_for_entry(entry_id)
+            if index.isValid():
+                self.dataChanged.emit(index, index)
+
     def _launched(self, entry_id: str) -> tuple[ChildSession, ...]:
         """The child sessions the entry started (:attr:`core.session.Session.child_sessions`)."""
         session = self._session

@@ -257,3 +257,25 @@ def test_left_on_a_child_goes_to_its_parent(qtbot, tmp_path: Path, home) -> None
     QTest.keyClick(table, Qt.Key.Key_Left)
     assert proxy.summary_at(table.currentIndex().row()).path == parent
     assert model.expanded(parent)  # going up folds nothing
+
+
+def test_a_child_listed_while_its_parent_is_open_gets_its_link(qtbot, tmp_path: Path, home) -> None:
+    folder, made = home
+    pi = made["pi"]
+    moved = tmp_path / "later"
+    pi.files["a"].parent.parent.parent.rename(moved)  # the first child's run folder is not there yet
+    window = make_window(qtbot, _roots(folder), tmp_path / "catalogue")
+    open_session(qtbot, window, pi.files["parent"])
+    transcript = window.transcript
+    qtbot.waitUntil(lambda: "Started the subagent session" in transcript.toPlainText(), timeout=TIMEOUT)
+    assert transcript.toPlainText().count("Started the subagent session") == 1
+    moved.rename(pi.files["a"].parent.parent.parent)  # the subagent's session appears
+    with qtbot.waitSignal(window.catalogue.refresh_finished, timeout=TIMEOUT):
+        window.catalogue.refresh()
+    qtbot.waitUntil(
+        lambda: transcript.toPlainText().count("Started the subagent session") == 2, timeout=TIMEOUT
+    )
+    launch = window.tree_model.index_for_entry(pi.launchers["a"])
+    assert launch.data().endswith("⤷ 2 subagent sessions")
+    header = window.tree_pane.usage_label
+    qtbot.waitUntil(lambda: "with its 2 subagents" in header.text(), timeout=TIMEOUT)
