@@ -29,6 +29,7 @@ import orjson
 
 from core.catalogue import usage_query
 from core.catalogue.append import append_file
+from core.catalogue.children import child_paths, with_children
 from core.catalogue.lookup import SessionKey, match_sessions
 from core.catalogue.pool import ReaderDied, Readers, jobs_of, reader_count
 from core.catalogue.purge import purge_unheld_texts
@@ -59,7 +60,7 @@ from core.catalogue.update import (
 from core.catalogue.usage_lineage import settle as settle_usage
 from core.errors import SessionReadError
 from core.session.diagnostics import KINDS, Severity
-from core.session.discovery import default_roots
+from core.session.discovery import default_roots, search_roots
 from core.session.summary import SessionSummary, problem_sentence
 from core.timefmt import iso_from_ms
 
@@ -156,7 +157,8 @@ class Catalogue:
         """
         started = time.perf_counter()
         stats = RefreshStats()
-        root_paths = [Path(os.path.abspath(r)) for r in (roots if roots is not None else default_roots())]
+        wanted = roots if roots is not None else default_roots()
+        root_paths = [Path(os.path.abspath(r)) for r in search_roots(wanted)]
         with self._refresh_lock, sqlite_errors("update"):
             conn = self._connect()
             work = plan_refresh(conn, root_paths, stats)
@@ -263,16 +265,25 @@ class Catalogue:
             CatalogueError: the catalogue cannot be read.
         """
         with sqlite_errors("read"):
-            rows: list[_SummaryRow] = (
-                self._connect()
-                .execute(f"SELECT {_SUMMARY_COLUMNS} FROM files ORDER BY modified_ms DESC, path")
-                .fetchall()
-            )
-        if roots is not None:
-            reach = roots_reach(roots)
-            rows = [r for r in rows if within(r[0], reach)]
-        # Files without a session header are not sessions (the reference's list hides them too).
-        return [_summary_from_row(r) for r in rows if r[14] is not None]
+            conn = self._connect()
+            rows: list[_SummaryRow] = conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM files ORDER BY modified_ms DESC, path"
+            ).fetchall()
+            if roots is not None:
+                reach = roots_reach(roots)
+                rows = [r for r in rows if within(r[0], reach)]
+            # Files without a session header are not sessions (the reference's list hides them too).
+            # Child sessions: their parent and depth, and each parent's figure with its children's cost.
+            return with_children(conn, [_summary_from_row(r) for r in rows if r[14] is not None])
+
+    def child_sessions(self, path: str | os.PathLike[str]) -> list[str]:
+        """The catalogued child (subagent) sessions of the session at ``path``, oldest first.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            return child_paths(self._connect(), os.path.abspath(path))
 
     def session_keys(self) -> list[SessionKey]:
         """Every catalogued session's path, header id and name, newest first (what a reference matches).

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from core.errors import PrimeSessionsError
 
-SCHEMA_VERSION = 9  # 9: the files each session touched (touches, issue 28); a stale file is rebuilt
+SCHEMA_VERSION = 10  # 10: child sessions (issue 28); 9: the files each session touched (issue 28)
 TOKENIZE = "unicode61 remove_diacritics 2"  # how the full-text index splits and folds words
 
 # Statements one by one: the schema is created inside one write transaction, after checking again
@@ -98,6 +98,15 @@ _SCHEMA = (
         file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, session_id TEXT, cwd TEXT, title TEXT,
         parent_session TEXT, read_end INTEGER, created_ms REAL
     )""",
+    # Child (subagent) sessions, worked out after each pass that changed anything (core.catalogue.children):
+    # the parent's file (NULL when it is not catalogued), the depth, whether Prime Agent's RLM runtime
+    # wrote it, and whether its cost is inside its parent's attributed aggregate (its usage rows are
+    # then flagged copied: reports count it in the parent).
+    """CREATE TABLE subagents(
+        file_id INTEGER PRIMARY KEY, parent_id INTEGER, depth INTEGER NOT NULL, rlm INTEGER NOT NULL,
+        inside INTEGER NOT NULL
+    )""",
+    "CREATE INDEX subagents_parent ON subagents(parent_id)",
     # The distinct texts in fts: id is the FTS rowid (given in order: FTS5 stores rowid deltas, so
     # random rowids would double the index), key identifies the text (see text_key).
     "CREATE TABLE texts(id INTEGER PRIMARY KEY AUTOINCREMENT, key INTEGER NOT NULL UNIQUE)",
@@ -238,6 +247,7 @@ def _open_checked(path: Path, lock_wait: float) -> sqlite3.Connection:
         conn.execute("SELECT line, seq, entry_id, path_id, how FROM touches LIMIT 1").fetchall()
         conn.execute("SELECT id, path, rel FROM touched_paths LIMIT 1").fetchall()
         conn.execute("SELECT path, title, read_end FROM usage_sessions LIMIT 1").fetchall()
+        conn.execute("SELECT parent_id, depth, rlm, inside FROM subagents LIMIT 1").fetchall()
         conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'x' LIMIT 1").fetchall()
     except BaseException:
         conn.close()

@@ -8,6 +8,7 @@ layer's.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import PrimeSessionsError
@@ -60,12 +61,14 @@ def summarize(session: Session, mtime_ms: float | None = None) -> SessionSummary
     )
 
 
-def scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
+def scan_summaries(
+    roots: list[Path], problems: list[str], each: Callable[[Session], None] | None = None
+) -> list[SessionSummary]:
     """Summaries made by reading every session file under ``roots``, without the catalogue, newest first.
 
     What ``list`` and the window show when the catalogue cannot be used (another process holds it, it
     cannot be opened). Each file once, by its real path; a file that cannot be read adds its sentence
-    to ``problems``.
+    to ``problems``. ``each`` is given every session read (``list`` notes child sessions with it).
     """
     summaries: list[SessionSummary] = []
     seen: set[str] = set()
@@ -83,6 +86,8 @@ def scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummar
             if session.header is None:
                 continue  # not a session file (the reference hides these too)
             summaries.append(summarize(session, path.stat().st_mtime_ns / 1e6))  # as the catalogue does
+            if each is not None:
+                each(session)
     summaries.sort(key=lambda s: s.path)  # ties in path order, as the catalogue gives them
     summaries.sort(key=lambda s: s.modified or "", reverse=True)
     return summaries

@@ -38,7 +38,7 @@ from core.catalogue.schema import (
 from core.catalogue.search_text import clean_text
 from core.catalogue.touch_rows import TouchRow
 from core.catalogue.usage_rows import delete_groups, insert_usage, regroup
-from core.session.discovery import stat_session_files
+from core.session.discovery import reached, search_roots, stat_session_files
 
 ProgressCallback: TypeAlias = Callable[[int, int, int, int], None]
 """``progress(files_done, files_total, bytes_done, bytes_total)``."""
@@ -162,17 +162,19 @@ def can_resume(path: str, st: os.stat_result, row: KnownFile) -> bool:
 
 
 def roots_reach(roots: Iterable[str | os.PathLike[str]]) -> set[str]:
-    """The roots as absolute paths, for :func:`within`."""
-    return {os.path.abspath(r) for r in roots}
+    """The roots and the child folders beside them (:func:`search_roots`), absolute, for :func:`within`."""
+    return {os.path.abspath(r) for r in search_roots(roots)}
 
 
 def within(path: str, reach: set[str]) -> bool:
     """True when a refresh of the roots finds ``path``: a root itself, or a file in one or in a sub-folder.
 
-    The same rule as :func:`core.session.discovery.find_session_files`.
+    The same rule as :func:`core.session.discovery.find_session_files`, child folders included.
     """
     parent = path.rpartition(os.sep)[0]
-    return path in reach or parent in reach or parent.rpartition(os.sep)[0] in reach
+    if path in reach or parent in reach or parent.rpartition(os.sep)[0] in reach:
+        return True
+    return any(path.startswith(root + os.sep) and reached(path, root) for root in reach)
 
 
 class Batch:
@@ -352,6 +354,7 @@ def delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
     delete_groups(conn, file_id)
     conn.execute("DELETE FROM usage_lineage WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM usage_sessions WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM subagents WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 

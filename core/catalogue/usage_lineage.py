@@ -2,16 +2,19 @@
 
 A fork's copied rows (same entry id and timestamp as a row of a session its header links to, or that
 session's parent, and so on) are flagged ``copied`` and left out of ``usage_groups``, so they count once,
-in the session that first had them (:mod:`core.usage.lineage` says the same for loose records). Which
-rows are copies depends on other files, which may be read before or after the fork, so it is settled
-after each refresh pass (:func:`settle`): a file is worked out again only when its chain of ancestors,
-or how much of any of them was read, changed since the last time (its ``usage_lineage`` fingerprint).
+in the session that first had them; so are all the rows of a child session whose cost is inside its
+parent's attributed aggregate (:mod:`core.catalogue.children`). (:mod:`core.usage.lineage` says the
+same for loose records.) Which rows are copies depends on other files, which may be read before or
+after the fork, so it is settled after each refresh pass (:func:`settle`): a file is worked out again
+only when its chain of ancestors, or how much of any of them was read, or whether it is inside its
+parent's aggregate, changed since the last time (its ``usage_lineage`` fingerprint).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from core.catalogue.children import settle_children
 from core.catalogue.usage_rows import regroup
 from core.session.lineage import parent_paths
 from core.session.summary import SessionSummary
@@ -30,15 +33,21 @@ def settle(conn: sqlite3.Connection) -> int:
         SessionSummary(path, sid, "", None, parent, None, None, 0, "") for _i, path, sid, parent, _e in files
     ]
     parents = parent_paths(summaries)
+    inside = settle_children(conn)  # children whose cost is inside their parent's aggregate
     by_path = {path: (file_id, read_end) for file_id, path, _sid, _parent, read_end in files}
     stored = dict(conn.execute("SELECT file_id, fingerprint FROM usage_lineage"))
     redone = 0
     for file_id, path, _sid, _parent, read_end in files:
         chain = [by_path[a] for a in ancestors(path, parents) if a in by_path]
         fingerprint = ";".join(f"{i}:{end}" for i, end in [(file_id, read_end), *chain]) if chain else ""
+        if file_id in inside:
+            fingerprint = f"inside;{file_id}:{read_end}"
         if stored.get(file_id, "") == fingerprint:
             continue
-        _flag_copies(conn, file_id, [i for i, _end in chain])
+        if file_id in inside:  # counted in the parent's aggregate: every row is a copy of what it holds
+            conn.execute("UPDATE usage SET copied = 1 WHERE file_id = ?", (file_id,))
+        else:
+            _flag_copies(conn, file_id, [i for i, _end in chain])
         if fingerprint:
             conn.execute("INSERT OR REPLACE INTO usage_lineage VALUES (?, ?)", (file_id, fingerprint))
         else:

@@ -15,7 +15,14 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import TypeVar
 
-from core.catalogue.usage_query import UNDATED, grid_of_groups, group_source, restricted, session_files
+from core.catalogue.usage_query import (
+    UNDATED,
+    family_tops,
+    grid_of_groups,
+    group_source,
+    restricted,
+    session_files,
+)
 from core.usage.overview import PERIOD_KINDS, UsageOverview
 from core.usage.reports import UsageFilter, UsageRow
 
@@ -191,10 +198,19 @@ def usage_overview(
     project_periods: dict[str, list[UsageRow]] = {}
     for (project, key), summed in sorted(by_project.items()):
         project_periods.setdefault(project, []).append(summed.row(key))
-    ranked = sorted(sessions, key=lambda i: (-sessions[i].counts[5], files[i].path))
+    # A session's row holds its children's usage too (each counted once): their cost is its child cost.
+    tops = dict(family_tops(conn, files))
+    families: dict[int, _Sum] = {}
+    for file_id, summed in sessions.items():
+        head = tops.get(file_id, file_id)
+        family = _into(families, head, False)
+        family.merge(summed)
+        if head != file_id:
+            family.counts[7] += summed.counts[5] - summed.counts[7]
+    ranked = sorted(families, key=lambda i: (-families[i].counts[5], files[i].path))
     session_rows = []
     for file_id in ranked if top is None else ranked[:top]:
-        row = sessions[file_id].row(files[file_id].path)
+        row = families[file_id].row(files[file_id].path)
         found = files[file_id]
         row.title, row.project, row.session_id = found.title, found.project, found.session_id
         session_rows.append(row)

@@ -182,7 +182,44 @@ def group_source(
         sql += f" AND g.model IN ({', '.join('?' * len(models))})" if models else " AND 0"
         args += models
     row_key = {"session": "g.file_id", "model": "g.model", "project": "s.cwd"}.get(kind, "k.key")
+    if kind == "session":  # a child's rows go to the top session of its family (issue 28)
+        temp_table(conn, "usage_family", "file_id INTEGER PRIMARY KEY, top INTEGER", family_tops(conn, files))
+        sql = sql.replace(
+            " WHERE g.grain = ?", " LEFT JOIN usage_family fam ON fam.file_id = g.file_id WHERE g.grain = ?"
+        )
+        row_key = "coalesce(fam.top, g.file_id)"
     return grain, row_key, sql, args
+
+
+def family_tops(conn: sqlite3.Connection, files: dict[int, SessionFile]) -> list[tuple[int, int]]:
+    """(child file id, the id of the top session of its family) for every catalogued child in ``files``.
+
+    The top is the farthest parent among ``files`` (a loop, which the catalogue never records, would
+    stop where it comes back).
+    """
+    parents = {
+        file_id: parent_id
+        for file_id, parent_id in conn.execute(
+            "SELECT file_id, parent_id FROM subagents WHERE parent_id IS NOT NULL"
+        )
+    }
+    tops = []
+    for file_id in parents:
+        if file_id not in files:
+            continue
+        top, seen = file_id, {file_id}
+        while (up := parents.get(top)) is not None and up in files and up not in seen:
+            seen.add(up)
+            top = up
+        if top != file_id:
+            tops.append((file_id, top))
+    return tops
+
+
+# In a session report, what a child costs is its parent's child cost.
+_FAMILY_SUMS = _SUMS.replace(
+    "sum(g.child_cost)", "sum(CASE WHEN fam.top IS NULL THEN g.child_cost ELSE g.cost END)"
+)
 
 
 def _row(key: str, values: Sequence[float]) -> UsageRow:
@@ -243,7 +280,8 @@ def usage_report(
 
     rows: dict[str, UsageRow] = {}
     for key, model, *values in conn.execute(
-        f"SELECT {row_key}, g.model, {_SUMS}{source} GROUP BY 1, 2", args
+        f"SELECT {row_key}, g.model, {_FAMILY_SUMS if kind == 'session' else _SUMS}{source} GROUP BY 1, 2",
+        args,
     ):
         row = rows.get(name(key))
         if row is None:

@@ -117,8 +117,11 @@ def _catalogue_options(parser: argparse.ArgumentParser) -> None:
 def _scan_summaries(roots: list[Path], problems: list[str]) -> list[SessionSummary]:
     """Summaries by reading every file (no catalogue): the fallback when the catalogue is unusable."""
     from core.catalogue.summary import scan_summaries
+    from core.cli.families import Families
+    from core.session.discovery import search_roots
 
-    return scan_summaries(roots, problems)
+    families = Families()  # child sessions, as the catalogue records them
+    return families.apply(scan_summaries(search_roots(roots), problems, each=families.note))
 
 
 # A command says at once that another process holds the catalogue (SQLite's own wait would be silent);
@@ -218,10 +221,15 @@ def _list(args: argparse.Namespace) -> int:
     width = max(len(shorts.get(s.path, "")) for s in summaries)
     for s in summaries:
         title = " ".join(s.title.split())[:60]
+        if s.subagentDepth:  # a child session: whose it is shows in `list --json` (subagentOf)
+            title = "↳ " + title
+        if s.subagents:
+            title += f" (+{s.subagents} subagent{'s' if s.subagents != 1 else ''})"
         short = shorts.get(s.path) or "-"
+        # A parent's cost holds its children's, each counted once (issue 28).
         out(
             f"{short:<{width}}  {local_time(s.modified)}  {s.messageCount:5d} msgs  "
-            f"{s.totalTokens:>9,} tok  ${s.cost:7.2f}  {title}  [{s.cwd}]{_marks(notes, s)}"
+            f"{s.totalTokens:>9,} tok  ${s.family_cost:7.2f}  {title}  [{s.cwd}]{_marks(notes, s)}"
         )
     more = f" ({hidden} archived not shown: --archived lists them)" if hidden else ""
     out(f"{len(summaries)} sessions{more}")

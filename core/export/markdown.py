@@ -35,6 +35,7 @@ from core.kinds.document import (
     ENTRY,
     ITALIC,
     NOTE,
+    SESSION,
     WARN,
     Block,
     Bullets,
@@ -54,6 +55,7 @@ from core.kinds.document import (
 from core.kinds.notes import SessionNotes, session_notes
 from core.kinds.pairing import Results, paired, tool_results_for
 from core.render.images import decode_image
+from core.render.links import file_name
 from core.session.content import Body
 
 if TYPE_CHECKING:
@@ -271,6 +273,8 @@ class MarkdownRenderer(MarkdownMarkup):
                 out.append(self.code(text))
             elif style == ENTRY:
                 out.append(self.entry_link(text) if text and text != "?" else self.code(text or "?"))
+            elif style == SESSION:  # another session: its file's name (a path here means nothing there)
+                out.append(self.code(file_name(text)))
             elif style == ITALIC:
                 out.append(self.italic(self.text(text)))
             elif style == BOLD:

@@ -29,6 +29,7 @@ __all__ = [
     "ITALIC",
     "NOTE",
     "OK",
+    "SESSION",
     "WARN",
     "Block",
     "Bullets",
@@ -50,6 +51,7 @@ __all__ = [
     "code",
     "entry_link",
     "inline_text",
+    "session_link",
 ]
 
 # Span styles, and the tones of a paragraph or an output.
@@ -58,6 +60,9 @@ ITALIC = "i"
 CODE = "code"
 ENTRY = "entry"
 """A span that names another entry of the session by id (a link where the back-end can make one)."""
+SESSION = "session"
+"""A span that names another session by its file (a child session): a link in the view, the file's name in
+the exports (a page made for someone else has no use for a path on this machine)."""
 OK = "ok"
 WARN = "warn"
 ERROR = "error"
@@ -68,7 +73,8 @@ NOTE = "note"
 class Span(NamedTuple):
     """A piece of inline text with a style.
 
-    The style is :data:`BOLD`, :data:`ITALIC`, :data:`CODE`, :data:`ENTRY` (``text`` is an entry id), or a
+    The style is :data:`BOLD`, :data:`ITALIC`, :data:`CODE`, :data:`ENTRY` (``text`` is an entry id),
+    :data:`SESSION` (``text`` is a session file), or a
     tone (:data:`OK`, :data:`WARN`, :data:`ERROR`: coloured words where the back-end has colours).
     """
 
@@ -93,6 +99,11 @@ def code(text: str) -> Span:
 def entry_link(entry_id: str) -> Span:
     """A reference to another entry of the session."""
     return Span(entry_id, ENTRY)
+
+
+def session_link(path: str) -> Span:
+    """A reference to another session file (a child session the entry launched)."""
+    return Span(path, SESSION)
 
 
 def inline_text(pieces: Inline) -> str:

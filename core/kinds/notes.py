@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.kinds.document import WARN, Block, Para, bold, entry_link
+from core.formatting import one_line
+from core.kinds.document import NOTE, WARN, Block, Para, bold, entry_link, session_link
 from core.kinds.wording import child_runs_text, usage_text
 from core.session.content import Body, as_dict, as_number, as_text
 from core.session.entry import ContextEditInfo
@@ -27,6 +28,7 @@ from core.session.vocabulary import CHILD_USAGE_ATTRIBUTED, CONTEXT_EDIT
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
+    from core.session.subagents import ChildSession
 
 __all__ = [
     "ChildRuns",
@@ -84,12 +86,14 @@ class EntryNotes(NamedTuple):
         shown_edit: in a rendering of what the model saw, the edit whose replacement the card shows.
         results: an assistant message's tool results shown under their calls: (toolCallId, the notes
             of the result), for the results that have any.
+        sessions: the child (subagent) sessions the entry launched (``Session.child_sessions``).
     """
 
     edits: tuple[EditNote, ...] = ()
     children: ChildRuns | None = None
     shown_edit: EditNote | None = None
     results: tuple[tuple[str, EntryNotes], ...] = ()
+    sessions: tuple[ChildSession, ...] = ()
 
     def of_result(self, call_id: object) -> EntryNotes | None:
         """The notes of the tool result that answers ``call_id``, None when it has none."""
@@ -109,6 +113,7 @@ class SessionNotes:
         self.edits: dict[str, list[EditNote]] = {}
         self.edit_by_id: dict[str, EditNote] = {}
         self.children: dict[str, ChildRuns] = {}
+        self.sessions: dict[str, tuple[ChildSession, ...]] = dict(session.child_sessions)
         kinds = (CONTEXT_EDIT, CHILD_USAGE_ATTRIBUTED)
         wanted = [e for e in session.entries if e.kind in kinds]
         if not wanted:
@@ -137,9 +142,10 @@ class SessionNotes:
         """The notes of one entry, None when no other entry says anything about it."""
         edits = self.edits.get(entry_id)
         children = self.children.get(entry_id)
-        if edits is None and children is None:
+        sessions = self.sessions.get(entry_id, ())
+        if edits is None and children is None and not sessions:
             return None
-        return EntryNotes(tuple(edits or ()), children)
+        return EntryNotes(tuple(edits or ()), children, sessions=sessions)
 
     def for_card(self, entry_id: str, results: dict[str, Body] | None = None) -> EntryNotes | None:
         """The notes of an entry's card: its own, and those of the tool results shown under its calls.
@@ -148,7 +154,7 @@ class SessionNotes:
             entry_id: the entry.
             results: toolCallId -> the body of the toolResult entry shown under that call, if any.
         """
-        if not self.edits and not self.children:
+        if not self.edits and not self.children and not self.sessions:
             return None  # a session without context edits or child runs: nothing to say of anyone
         own = self.get(entry_id)
         found = []
@@ -213,6 +219,10 @@ def note_blocks(notes: EntryNotes | None) -> list[Block]:
         if aggregate:
             words_ += f"; with them the message used {aggregate}"
         lines.append(Para((words_,), WARN))
+    for child in notes.sessions:
+        title = one_line(child.title)
+        title = title if len(title) <= 80 else title[:79] + "…"
+        lines.append(Para(("⤷ Started the subagent session “", title, "”: ", session_link(child.path)), NOTE))
     return lines
 
 

@@ -8,6 +8,8 @@ answers by rendering again. Links a caller must answer:
   (:func:`parse_action` splits it).
 * ``action:entry/ENTRYID``: show that entry (a context edit's target, the message a child run's usage
   went to); :func:`entry_href` makes it.
+* ``action:session/PATH``: open another session (a child session the entry launched);
+  :func:`session_href` makes it.
 * ``action:branch/STEP/ENTRYID``: the branch switcher on the card of ENTRYID (``prev``, ``next`` or
   ``menu``); :func:`branch_href` makes it.
 * ``image:ENTRYID/INDEX``: the INDEX-th image block of that entry (:func:`parse_image_src`,
@@ -27,10 +29,12 @@ __all__ = [
     "block_key",
     "branch_href",
     "entry_href",
+    "file_name",
     "image_bytes",
     "image_src",
     "parse_action",
     "parse_image_src",
+    "session_href",
     "toggle_href",
 ]
 
@@ -43,6 +47,16 @@ def toggle_href(key: str) -> str:
 def entry_href(entry_id: str) -> str:
     """The ``action:entry/ENTRYID`` link that shows another entry of the session (not yet escaped)."""
     return f"action:entry/{_quote(entry_id, '')}"
+
+
+def session_href(path: str) -> str:
+    """The ``action:session/PATH`` link that opens another session file (not yet escaped)."""
+    return f"action:session/{quote(path, safe='')}"
+
+
+def file_name(path: str) -> str:
+    """The last part of a session path written on any system (what a link to it shows)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1] or path
 
 
 def branch_href(step: str, entry_id: str) -> str:

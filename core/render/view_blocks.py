@@ -19,6 +19,7 @@ from core.kinds.document import (
     ITALIC,
     NOTE,
     OK,
+    SESSION,
     WARN,
     Block,
     Bullets,
@@ -36,7 +37,7 @@ from core.kinds.document import (
 )
 from core.render.highlight import Highlighter
 from core.render.images import decode_image, image_size
-from core.render.links import entry_href, image_src, toggle_href
+from core.render.links import entry_href, file_name, image_src, session_href, toggle_href
 from core.render.markdown import render_markdown
 from core.render.text import esc
 
@@ -105,6 +106,8 @@ class BlockHtml:
             if not text or text == "?":
                 return f"<code>{esc(text or '?')}</code>"
             return f'<a href="{esc(entry_href(text))}"><code>{esc(text)}</code></a>'
+        if style == SESSION:
+            return f'<a href="{esc(session_href(text))}"><code>{esc(file_name(text))}</code></a>'
         color = {OK: pal.ok, WARN: pal.warn, ERROR: pal.error}.get(style)
         return f'<span style="color:{color}"><b>{esc(text)}</b></span>' if color else esc(text)
 

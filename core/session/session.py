@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from core.errors import SessionReadError
 from core.session.diagnostics import Diagnostic
@@ -25,6 +25,9 @@ from core.session.reader import SessionReader
 from core.session.tree import SessionTree
 from core.session.usage import usage_totals
 from core.timefmt import js_date_ms
+
+if TYPE_CHECKING:
+    from core.session.subagents import ChildSession
 
 # core.diff and core.export import the usage helpers from here, where they were first defined.
 __all__ = ["RefreshResult", "Session", "load_session", "usage_totals"]
@@ -109,6 +112,9 @@ class Session(SessionReader):
         # Called with every new entry and its parsed object, so a catalogue can take the text it
         # indexes from the one parse (parsing twice would double the cost of indexing).
         self._observer = observer
+        # The child (subagent) sessions this session started, by the entry that launched them: the
+        # files are other sessions, so whoever lists them says (:func:`core.session.subagents.launches`).
+        self.child_sessions: dict[str, tuple[ChildSession, ...]] = {}
         self._reset()
         self._load()
 
@@ -229,6 +235,18 @@ class Session(SessionReader):
         value = make(self)
         memo[make] = (entries, len(entries), value)
         return value
+
+    def set_child_sessions(self, found: dict[str, tuple[ChildSession, ...]]) -> list[str]:
+        """Give the session the child sessions it started (a list found more); returns the entries changed.
+
+        What is derived from the whole session (the cards' notes) is made again on next use.
+        """
+        old = self.child_sessions
+        changed = [eid for eid in set(old) | set(found) if old.get(eid) != found.get(eid)]
+        self.child_sessions = found
+        if changed:
+            self.__dict__.pop("_derived", None)
+        return sorted(changed)
 
     @property
     def usage_memo(self) -> dict[int, tuple[Entry, int | float, float]]:

@@ -36,6 +36,12 @@ class SessionSummary:
         lastStopReason: the stopReason of the last assistant message on the current branch.
         firstProblem: the first of those problems in a sentence (``line 12: The line is not JSON; ...``),
             or None.
+        subagentOf: for a child session (a subagent's), the listed session that started it, else None.
+        subagentDepth: 1 for a child, 2 for a grandchild...; 0 for a session no other started.
+        subagents: how many listed child sessions this session started.
+        ownCost: this session's own cost when its children's differs from what ``cost`` holds (a Prime
+            Agent aggregate's child share taken out), else None (``cost`` is all its own).
+        childCost: its children's cost, each counted once (:mod:`core.session.subagents`).
     """
 
     path: str
@@ -57,10 +63,25 @@ class SessionSummary:
     problems: int = 0
     lastStopReason: str | None = None
     firstProblem: str | None = None
+    subagentOf: str | None = None
+    subagentDepth: int = 0
+    subagents: int = 0
+    ownCost: float | None = None
+    childCost: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         """A plain dict for JSON output (the reference's field names first)."""
         return asdict(self)
+
+    @property
+    def own_cost(self) -> float:
+        """What this session's own model calls cost, without its children's."""
+        return self.cost if self.ownCost is None else self.ownCost
+
+    @property
+    def family_cost(self) -> float:
+        """The figure shown for the session: its own cost and its children's, each counted once."""
+        return self.own_cost + self.childCost
 
     @property
     def title(self) -> str:

@@ -63,6 +63,7 @@ def overview_of(
     period: str = "daily",
     titles: Mapping[str, str] | None = None,
     top: int | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> UsageOverview:
     """The overview of ``records``: one :func:`core.usage.report` per figure.
 
@@ -72,6 +73,7 @@ def overview_of(
         period: the kind of the period rows, one of :data:`PERIOD_KINDS`.
         titles: session path -> title, for the session rows.
         top: keep only this many session rows (None: all).
+        families: child session path -> the top session of its family, whose row holds it.
 
     Raises:
         ValueError: ``period`` is not a period kind.
@@ -89,7 +91,7 @@ def overview_of(
         rows = report(chosen, period, filt).rows
         if rows:
             project_periods[project] = rows
-    by_session = report(records, "session", filt, titles=titles)
+    by_session = report(records, "session", filt, titles=titles, families=families)
     sessions = by_session.rows
     return UsageOverview(
         filt=filt,

@@ -269,6 +269,7 @@ def report(
     filt: UsageFilter | None = None,
     breakdown: bool = False,
     titles: Mapping[str, str] | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> UsageReport:
     """Add up usage records into a report.
 
@@ -278,6 +279,8 @@ def report(
         filt: which records count (None: all of them, in the machine's time zone).
         breakdown: fill each row's ``model_breakdowns``.
         titles: session path -> title, for session rows (the catalogue knows them; records do not).
+        families: child session path -> the top session of its family: a session row holds its
+            children's records, whose cost is then its child cost (issue 28).
 
     Returns:
         The report: date, week, month and block rows in time order; session, model and project rows
@@ -290,6 +293,7 @@ def report(
         raise ValueError(f"unknown usage report {kind!r}")
     filt = filt or UsageFilter()
     clock = LocalClock(filt.timezone)
+    records = list(records)
     chosen = select(records, filt, clock)
     undated = None
     if kind in TIMED_KINDS:
@@ -299,6 +303,20 @@ def report(
             chosen = [r for r in chosen if on_calendar(r.timestamp)]
     if kind == "blocks":
         keyed = [(key, r, r.timestamp) for key, members in _blocks(chosen, clock) for r in members]
+    elif kind == "session" and families:
+        # A child's records go to the top session of its family, their cost its child cost; the row says
+        # whose it is (the top's id and project, from every record, as the catalogue has them).
+        keyed = [
+            (families[r.path], r._replace(child_cost=r.cost), r.timestamp)
+            if r.path in families
+            else (r.path, r, r.timestamp)
+            for r in chosen
+        ]
+        tops = {r.path: (r.session_id, r.project) for r in records if r.path not in families}
+        folded = fold(keyed, kind, breakdown, titles)
+        for row in folded.rows:
+            row.session_id, row.project = tops.get(row.key, (row.session_id, row.project))
+        return folded
     else:
         key_of = key_function(kind, clock)
         keyed = [(key_of(r), r, r.timestamp) for r in chosen]

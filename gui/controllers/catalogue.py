@@ -184,6 +184,8 @@ class CatalogueController(QObject):
         self.busy_retry_timer.timeout.connect(self.refresh)
         context.catalogue_refresh_requested.connect(self.schedule_live_refresh)
         context.session_changed.connect(self._on_session_changed)
+        # A child session opened (from a link, a search hit): its folded parent unfolds to show its row.
+        context.session_loaded.connect(self._reveal_loaded)
         table.selectionModel().currentRowChanged.connect(self._on_row_changed)
         # While the proxy filters or the list changes, Qt moves the current row by itself (a row that goes
         # away hands it to a neighbour): that is not the user choosing a session. The selection model
@@ -236,6 +238,7 @@ class CatalogueController(QObject):
         def shown(summaries: list[SessionSummary]) -> None:
             self.list_model.set_summaries(summaries)
             self.select_open_row()
+            self._context.listed_changed.emit()
             self.summaries_shown.emit(self.list_model.rowCount())
             self._start_refresh()
 
@@ -308,6 +311,11 @@ class CatalogueController(QObject):
                 self._table.scrollTo(index)
         finally:
             self._changing -= 1
+
+    def _reveal_loaded(self, _session: object) -> None:
+        path = self._shown_path()
+        if path is not None:
+            self.list_model.reveal(path)
 
     def _begin_change(self, *_args: object) -> None:
         self._changing += 1
@@ -395,6 +403,7 @@ class CatalogueController(QObject):
             stats, summaries = result
             runner.cancel("catalogue-partial")  # an older partial list must not come after this
             self.list_model.update_summaries(summaries)
+            self._context.listed_changed.emit()
             self.select_open_row()
             errors = len(getattr(stats, "errors", None) or ())
             note = f", {errors} unreadable" if errors else ""
@@ -418,6 +427,7 @@ class CatalogueController(QObject):
                 next_partial = time.monotonic()
             if self._refreshing:
                 self.list_model.update_summaries(summaries)
+                self._context.listed_changed.emit()
                 self.select_open_row()
 
         def progress(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:

@@ -164,6 +164,7 @@ class WindowContext(QObject):
     open_requested = Signal(object)  # OpenRequest (open-session controller)
     reveal_requested = Signal(str)  # select this entry of the open session, showing all if hidden (same)
     catalogue_refresh_requested = Signal()  # a session file changed: refresh the list soon (catalogue)
+    listed_changed = Signal()  # the session list's rows changed (catalogue): new child sessions, say
 
     def __init__(self, runner: TaskRunner, status: Status, dialog_parent: QWidget) -> None:
         super().__init__(dialog_parent)

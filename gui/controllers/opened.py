@@ -13,12 +13,13 @@ import gc
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView
 
+from core.formatting import one_line
 from core.visible import next_user_message, sibling_branch
 from gui.actions import ActionRegistry
 from gui.controllers.context import Change, OpenRequest, SessionChanged, WindowContext
@@ -30,6 +31,7 @@ from gui.widgets.panes import FilterModeBox
 
 if TYPE_CHECKING:
     from core.session import Entry, Session
+    from core.session.subagents import ChildSession
 
 __all__ = ["OpenSessionController"]
 
@@ -38,18 +40,21 @@ _EXPAND_AT_ONCE = 20  # levels above the leaf expanded in one go (most sessions 
 _EXPAND_BUDGET_SECS = 0.02  # beyond that, time spent expanding per turn of the event loop
 
 
-def load(path: str, filter_mode: str) -> tuple[Session, TreeStructure]:
+def load(path: str, filter_mode: str, children: Sequence[ChildSession] = ()) -> tuple[Session, TreeStructure]:
     """Worker: index one session file, find its diagnostics and the tree's visible structure.
 
     All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
     The leaf, shown first, is rendered once here and thrown away: that imports cmark, Pygments and
-    the lexers its code needs (~100 ms on first use) off the GUI thread.
+    the lexers its code needs (~100 ms on first use) off the GUI thread. ``children``: the listed child
+    sessions of this one, which its launching messages link to.
     """
     from core.kinds.notes import session_notes
     from core.render import render_entry
     from core.session import load_session
+    from core.session.subagents import launches
 
     session = load_session(path)
+    session.child_sessions = launches(session, children)
     session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
     structure = BranchTreeModel.prepare(session, filter_mode)
     leaf = session.leaf
@@ -102,6 +107,7 @@ class OpenSessionController(QObject):
         context.open_requested.connect(self._on_open_requested)
         context.reveal_requested.connect(self.reveal_entry)
         context.session_changed.connect(self._on_session_changed)
+        context.listed_changed.connect(self._follow_children)
         self._add_go_actions(actions)
 
     def _add_go_actions(self, actions: ActionRegistry) -> None:
@@ -111,6 +117,27 @@ class OpenSessionController(QObject):
         actions.add(
             "go.leaf", "&Jump to Leaf", self.select_leaf, shortcut="Ctrl+L", menu="Go", enabled=has_session
         )
+        # Child sessions, both ways: the one the selected message launched, and the one that started this.
+        actions.add(
+            "go.subagent",
+            "Open &Subagent Session",
+            self.open_subagent,
+            shortcut="Ctrl+Alt+Down",
+            tip="Open the subagent session the selected message started (a menu when it started several)",
+            menu="Go",
+            section="sessions",
+            enabled=lambda: bool(self.launched()),
+        )
+        actions.add(
+            "go.parent_session",
+            "Open P&arent Session",
+            self.open_parent,
+            shortcut="Ctrl+Alt+Up",
+            tip="Open the session that started this subagent session",
+            menu="Go",
+            section="sessions",
+            enabled=lambda: self._parent_path() is not None,
+        )
         for name, text, shortcut, move in (
             ("go.next_user", "&Next User Message", "Alt+Down", lambda: self._go(next_user_message, 1)),
             ("go.previous_user", "&Previous User Message", "Alt+Up", lambda: self._go(next_user_message, -1)),
@@ -118,6 +145,44 @@ class OpenSessionController(QObject):
             ("go.previous_branch", "Previous B&ranch", "Alt+Shift+Up", lambda: self._go(sibling_branch, -1)),
         ):
             actions.add(name, text, move, shortcut=shortcut, menu="Go", section="move", enabled=has_entry)
+
+    def launched(self) -> tuple[ChildSession, ...]:
+        """The child sessions the tree's current entry started (none when it started none)."""
+        entry, session = self.current_entry(), self._session
+        if entry is None or session is None:
+            return ()
+        return session.child_sessions.get(entry.id, ())
+
+    def open_subagent(self) -> bool:
+        """Open the child session the current entry started; with several, a menu under its row asks which."""
+        kids = self.launched()
+        if not kids:
+            return False
+        if len(kids) == 1:
+            self._context.open_session(kids[0].path)
+            return True
+        menu = QMenu(self._tree)
+        for kid in kids:
+            title = one_line(kid.title)
+            action = menu.addAction(title if len(title) <= 80 else title[:79] + "…")
+            action.triggered.connect(lambda _checked=False, path=kid.path: self._context.open_session(path))
+        rect = self._tree.visualRect(self._tree.currentIndex())
+        menu.popup(self._tree.viewport().mapToGlobal(rect.bottomLeft()))
+        return True
+
+    def _parent_path(self) -> str | None:
+        """The listed session that started the open one, when it is a child session."""
+        session = self._session
+        summary = self._context.summary_for(session.path) if session is not None else None
+        return summary.subagentOf if summary is not None else None
+
+    def open_parent(self) -> bool:
+        """Open the session that started the open (child) session."""
+        parent = self._parent_path()
+        if parent is None:
+            return False
+        self._context.open_session(parent)
+        return True
 
     def _go(self, find: Callable[[Session, str, int], str | None], step: int) -> bool:
         """Select what ``find`` names from the reader's place (revealing it when the filter hides it).
@@ -173,13 +238,46 @@ class OpenSessionController(QObject):
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
+        children = self._children_of(path)
         self._context.runner.start(
             "load",
-            lambda _task: load(path, mode),
+            lambda _task: load(path, mode, children),
             self._on_loaded,
             self._on_failed,
             priority=Priority.FOREGROUND,
         )
+
+    def _children_of(self, path: str) -> list[ChildSession]:
+        """The listed child sessions of the session at ``path`` (its launching messages link to them)."""
+        from core.session.subagents import ChildSession
+        from core.timefmt import js_date_ms
+
+        return [
+            ChildSession(s.path, s.title, js_date_ms(s.created))
+            for s in self._context.summaries()
+            if s.subagentOf is not None and os.path.abspath(s.subagentOf) == path
+        ]
+
+    def _follow_children(self) -> None:
+        """The list changed: when the open session's listed children did, its launching messages follow.
+
+        A subagent's session is listed a moment after its parent started it (while the parent is open and
+        live); the tree's rows and the transcript's cards of the messages that started them say so then.
+        """
+        session = self._session
+        if session is None or self._loading_path is not None:
+            return
+        kids = self._children_of(session.path)
+        known = {kid.path for found in session.child_sessions.values() for kid in found}
+        if {kid.path for kid in kids} == known:
+            return
+        from core.session.session import RefreshResult
+        from core.session.subagents import launches
+
+        changed = session.set_child_sessions(launches(session, kids))
+        if changed:
+            self._tree_model.entries_changed(changed)
+            self._context.session_updated.emit(RefreshResult())  # nothing read: what derives from it is new
 
     def reload(self) -> None:
         """Read the open session again (keeping the selected entry), unless another one is loading."""

@@ -98,6 +98,8 @@ class TranscriptController(QObject):
         self._filter_mode = filter_mode
         self._session: Session | None = None
         self._entry: Entry | None = None
+        # The child sessions the shown session's cards were rendered with (a live parent gains some).
+        self._launches: tuple[Session, dict[str, object]] | None = None
         self._transcript: Transcript | None = None  # the path shown (kept in context mode too)
         self._follow: str | None = None  # an entry selected in the tree on the transcript's behalf
         context_toggle.toggled.connect(self._on_context_toggled)
@@ -184,6 +186,8 @@ class TranscriptController(QObject):
         """Show the transcript through ``entry`` of ``session`` (or what the model saw there)."""
         previous = self._session
         self._session, self._entry = session, entry
+        if session is not None and (self._launches is None or self._launches[0] is not session):
+            self._launches = (session, dict(session.child_sessions))
         if session is None or entry is None:
             self._transcript = None
             if session is None:
@@ -310,7 +314,15 @@ class TranscriptController(QObject):
                 self.view.scroll_to_slot(slot, mark=False)
             return
         self._grow(session)
-        self._relabel(_label_targets(result.appended))
+        self._relabel(_label_targets(result.appended) + self._launches_changed(session))
+
+    def _launches_changed(self, session: Session) -> list[str]:
+        """The entries whose child sessions changed since their cards were rendered (a live parent)."""
+        seen, self._launches = self._launches, (session, dict(session.child_sessions))
+        if seen is None or seen[0] is not session:
+            return []
+        before, now = seen[1], session.child_sessions
+        return [eid for eid in set(before) | set(now) if before.get(eid) != now.get(eid)]
 
     def _on_session_changed(self, change: SessionChanged) -> None:
         if change.session is not self._session or self._session is None:
@@ -356,6 +368,8 @@ class TranscriptController(QObject):
         elif verb == "branch":
             step, _, entry_id = key.partition("/")
             self.switch_branch(entry_id, step)
+        elif verb == "session" and key:  # a child session the entry launched
+            self._context.open_session(key)
 
     def switch_branch(self, entry_id: str, step: str | int) -> bool:
         """Follow another branch at the branch point whose switcher is on ``entry_id``'s card.

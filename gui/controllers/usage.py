@@ -16,14 +16,16 @@ line above the tree), again after every change to the file.
 
 from __future__ import annotations
 
+import html
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
-from core.formatting import dollars, short_tokens
+from core.formatting import dollars, one_line, short_tokens
 from gui.actions import ActionRegistry
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
@@ -33,7 +35,7 @@ from gui.scheduling import Priority
 from gui.widgets.usage_view import UsageWindow
 
 if TYPE_CHECKING:
-    from core.session import Session
+    from core.session import Session, SessionSummary
 
 __all__ = ["SessionUsage", "UsageController", "header_text", "read_figures", "session_usage"]
 
@@ -66,15 +68,37 @@ def session_usage(session: Session) -> SessionUsage:
     return SessionUsage(subtree_usage(session), current, abandoned)
 
 
-def header_text(usage: SessionUsage) -> str:
-    """The line above the tree: the session's cost and tokens, on the current path and elsewhere."""
+def header_text(
+    usage: SessionUsage, summary: SessionSummary | None = None, parent: SessionSummary | None = None
+) -> str:
+    """The line above the tree (rich text): the session's cost and tokens, on the current path and elsewhere.
+
+    With its listed summary: a parent's cost with its children's, each counted once (own + subagents);
+    a child says whose it is, with a link (``href``: the parent's path) to open the parent.
+    """
     (path_tokens, path_cost), (off_tokens, off_cost) = usage.current, usage.abandoned
-    text = f"Usage {dollars(path_cost + off_cost)} · {short_tokens(path_tokens + off_tokens)} tokens"
+    cost = dollars(path_cost + off_cost)
+    if summary is not None and (summary.subagents or summary.childCost):
+        count = f"{summary.subagents} subagent{'s' if summary.subagents != 1 else ''}"
+        cost = (
+            f"{dollars(summary.family_cost)} with its {count} (this session {dollars(summary.own_cost)},"
+            f" its subagents {dollars(summary.childCost)})"
+        )
+    text = f"Usage {cost} · {short_tokens(path_tokens + off_tokens)} tokens"
     if off_tokens or off_cost:
         text += (
             f" — current path {dollars(path_cost)} ({short_tokens(path_tokens)}),"
             f" abandoned branches {dollars(off_cost)} ({short_tokens(off_tokens)})"
         )
+    text = html.escape(text)
+    if summary is not None and summary.subagentDepth:
+        if parent is not None:
+            title = one_line(parent.title)
+            title = title if len(title) <= 80 else title[:79] + "…"
+            link = f'<a href="{html.escape(parent.path)}">“{html.escape(title)}”</a>'
+            text = f"Subagent session of {link} · {text}"
+        else:
+            text = f"Subagent session (its parent is not listed) · {text}"
     return text
 
 
@@ -100,6 +124,11 @@ class UsageController(QObject):
         self._catalogue_dir = catalogue_dir
         self._tree_model = tree_model
         self._header = header
+        # Rich text: a child session's line links to its parent (the path is the link), which opens it.
+        header.setTextFormat(Qt.TextFormat.RichText)
+        header.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        header.setOpenExternalLinks(False)
+        header.linkActivated.connect(context.open_session)
         self.window: UsageWindow | None = None
         self._generation = 0  # counts catalogue refreshes: the figures shown are of _shown_generation
         self._shown_generation = -1
@@ -261,7 +290,11 @@ class UsageController(QObject):
             if self._context.session is not session:
                 return
             self._tree_model.set_subtree_usage(session, usage.subtrees)
-            self._header.setText(header_text(usage))
+            summary = self._context.summary_for(session.path)
+            parent = None
+            if summary is not None and summary.subagentOf is not None:
+                parent = self._context.summary_for(os.path.abspath(summary.subagentOf))
+            self._header.setText(header_text(usage, summary, parent))
             self._header.setToolTip(
                 "The current path is the path to the session's last entry; abandoned branches are every "
                 "other branch (their usage was paid for too). Hover an entry for its subtree's usage."

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication
 
-from core.formatting import total_cost, whole_tokens
+from core.formatting import one_line, total_cost, whole_tokens
 from core.visible import (
     FILTER_MODES,
     RowVacated,
@@ -31,6 +31,7 @@ from gui.models.tree_nodes import Node, release_nodes
 
 if TYPE_CHECKING:  # typing only: importing the model must not load core's I/O modules
     from core.session import Entry, Session
+    from core.session.subagents import ChildSession
     from core.visible import RowAppended
 
 __all__ = ["FILTER_MODES", "BranchTreeModel", "TreeStructure"]
@@ -318,7 +319,11 @@ class BranchTreeModel(QAbstractItemModel):
                 self._read_previews([entry])
                 text = self._previews.get(eid) or f"[{entry.type or 'entry'}]"
             label = self._label(eid)
-            return f"[{label}] {text}" if label else text
+            text = f"[{label}] {text}" if label else text
+            kids = self._launched(eid)
+            if kids:  # the message started child sessions (Go > Open Subagent Session opens them)
+                text += f"  ⤷ {len(kids)} subagent session{'s' if len(kids) != 1 else ''}"
+            return text
         if role == Qt.ItemDataRole.EditRole:
             return self._label(eid) or ""
         if role == Role.ITEM:
@@ -352,8 +357,22 @@ class BranchTreeModel(QAbstractItemModel):
             usage = self._subtree_usage.get(eid)
             if usage is not None and (usage[0] or usage[1]):
                 tip += f"\nthis entry and below: {total_cost(usage[1])} · {whole_tokens(usage[0])} tokens"
+            for kid in self._launched(eid):
+                tip += f"\nstarted the subagent session “{one_line(kid.title)[:80]}” (Ctrl+Alt+Down opens it)"
             return tip
         return None
+
+    def entries_changed(self, entry_ids: list[str]) -> None:
+        """What the rows of ``entry_ids`` show changed (the child sessions they started): repaint them."""
+        for entry_id in entry_ids:
+            index = self.index_for_entry(entry_id)
+            if index.isValid():
+                self.dataChanged.emit(index, index)
+
+    def _launched(self, entry_id: str) -> tuple[ChildSession, ...]:
+        """The child sessions the entry started (:attr:`core.session.Session.child_sessions`)."""
+        session = self._session
+        return session.child_sessions.get(entry_id, ()) if session is not None else ()
 
     def _group_data(self, node: Node, role: int) -> Any:
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):

@@ -24,3 +24,5 @@ class Role(IntEnum):
     READING = ITEM + 8  # bool: the entry's card is at the top of the transcript ("you are here")
     DISTINCT = ITEM + 9  # what tells a session apart from listed ones with the same title (a folder, an id)
     NOTE = ITEM + 10  # the session's notes (core.notes.Note: archived, pinned, tags), or None
+    SUBAGENTS = ITEM + 11  # a parent session's badge ("▸ 3 subagents"), None for a session without children
+    EXPANDED = ITEM + 12  # bool: a parent session's children are shown (setData to fold or unfold them)

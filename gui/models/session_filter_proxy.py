@@ -15,7 +15,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 
 from core.notes.note import has_tags
 from gui.models.roles import Role
@@ -207,14 +215,31 @@ class SessionFilterProxy(QSortFilterProxyModel):
         index = self.index(row, 0)
         return self.data(index, Role.ITEM) if index.isValid() else None
 
+    def setSourceModel(self, model: QAbstractItemModel) -> None:
+        """Follow the source model; a session list's folded children are filtered out (filterAcceptsRow)."""
+        old = self.sourceModel()
+        if isinstance(old, SessionListModel):
+            old.folding_changed.disconnect(self._folding_changed)
+        super().setSourceModel(model)
+        if isinstance(model, SessionListModel):
+            model.folding_changed.connect(self._folding_changed)
+
+    def _folding_changed(self) -> None:
+        """A parent was folded or unfolded: filter its children again."""
+        with self._filter_change():
+            pass
+
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
         model = self.sourceModel()
         listed = model if isinstance(model, SessionListModel) else None
         hide_archived = not self._show_archived and listed is not None and listed.has_archived()
+        folded = listed is not None and listed.has_hidden()
         filtering = self._words or self._named_only or self._tags or self._touched is not None
-        if not filtering and not hide_archived:
+        if not filtering and not hide_archived and not folded:
             return True  # every row, without a call back into Python per row (20,000 after each change)
         if listed is not None:  # straight to the row: no index and data() per row
+            if not self._words and listed.is_hidden(source_row):
+                return False  # folded under its parent (words find a child wherever it is)
             summary = listed.summary_at(source_row)
         else:
             summary = model.data(model.index(source_row, 0, source_parent), Role.ITEM)

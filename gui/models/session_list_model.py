@@ -123,7 +123,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("Modified", lambda s: format_modified(s.modified), lambda s: modified_sort_key(s.modified)),
     Column("Messages", lambda s: str(s.messageCount), lambda s: int(s.messageCount), numeric=True),
     Column("Tokens", lambda s: whole_tokens(s.totalTokens), lambda s: float(s.totalTokens), numeric=True),
-    Column("Cost", lambda s: dollars(s.cost), lambda s: float(s.cost), numeric=True),
+    # A parent's figure holds its children's cost, each counted once (the tooltip splits it).
+    Column("Cost", lambda s: dollars(s.family_cost), lambda s: float(s.family_cost), numeric=True),
 )
 assert len(COLUMNS) == len(SessionColumn)
 
@@ -141,8 +142,16 @@ def _tooltip(s: SessionSummary, parent: SessionSummary | None = None, note: Note
     if len(title) > _TOOLTIP_TITLE_LIMIT:
         title = title[:_TOOLTIP_TITLE_LIMIT] + "…"
     lines = [f"<b>{html.escape(title)}</b>" if s.name else html.escape(title)]
-    if s.parentSessionPath:
+    if s.subagentDepth:
+        lines.append(f"Subagent session of {html.escape(_parent_name(s, parent))}")
+    elif s.parentSessionPath:
         lines.append(f"Fork of {html.escape(_parent_name(s, parent))}")
+    if s.subagents or s.childCost:
+        count = f"{s.subagents} subagent{'s' if s.subagents != 1 else ''}"
+        lines.append(
+            f"Cost {dollars(s.family_cost)}: own {dollars(s.own_cost)} + subagents {dollars(s.childCost)}"
+            f" ({count}, each counted once)"
+        )
     if s.problems:
         why = f": {html.escape(one_line(s.firstProblem)[:200])}" if s.firstProblem else ""
         more = f" (and {s.problems - 1} more)" if s.problems > 1 else ""
@@ -153,7 +162,8 @@ def _tooltip(s: SessionSummary, parent: SessionSummary | None = None, note: Note
     lines.append(f"Project: {html.escape(s.cwd)}")
     lines.append(f"ID: {html.escape(s.id or '(none)')}")
     if s.parentSessionPath:
-        lines.append(f"Forked from: {html.escape(s.parentSessionPath)}")
+        how = "Started by" if s.subagentDepth else "Forked from"
+        lines.append(f"{how}: {html.escape(s.parentSessionPath)}")
     lines.append(f"Models: {html.escape(', '.join(s.models) or '(none)')}")
     if s.lastStopReason in FAILED_STOP_REASONS:
         lines.append(f"<b>Last reply: {html.escape(s.lastStopReason)}</b>")
@@ -168,13 +178,15 @@ def _tooltip(s: SessionSummary, parent: SessionSummary | None = None, note: Note
 
 
 def _parent_name(s: SessionSummary, parent: SessionSummary | None) -> str:
-    """How a fork's tooltip names its parent: “its title” (its file), else the file recorded."""
+    """How a fork's or child's tooltip names its parent: “its title” (its file), else the file recorded."""
     if parent is not None:
         title = one_line(parent.title)
         if len(title) > 80:
             title = title[:79] + "…"
         return f"“{title}” ({os.path.basename(parent.path)})"
     recorded = s.parentSessionPath or ""
+    if not recorded:
+        return "a session not listed"
     name = _SEPARATORS.split(recorded)[-1] or recorded
     return f"{name} (not listed)"
 
@@ -242,7 +254,9 @@ class SessionListModel(QAbstractTableModel):
     that live refreshes keep the views' selection and scroll position.
 
     The model keeps its rows in the order asked for by :meth:`sort` (the proxy forwards header clicks here),
-    optionally with forks threaded under their parent session (:meth:`set_threaded`). Sorting here, in one
+    child (subagent) sessions always right under the session that started them, folded away until their
+    parent is unfolded (:meth:`set_expanded`; the proxy hides the rows :meth:`is_hidden` says), and
+    optionally forks threaded under their parent session (:meth:`set_threaded`). Sorting here, in one
     Python ``list.sort`` over cached keys, takes ~2 ms for 2,000 sessions; sorting in the proxy cost two
     Python ``data()`` calls per comparison, ~150 ms per sort and per live update.
     """
@@ -250,6 +264,9 @@ class SessionListModel(QAbstractTableModel):
     # (session path, new name; "" clears it): emitted by setData, which never writes. The editing controller
     # appends the session_info entry through core; the row shows it after the next catalogue refresh.
     rename_requested = Signal(str, str)
+    # Which rows are folded away under a parent changed (the proxy filters them out): a parent was folded
+    # or unfolded, or a refresh brought or took children.
+    folding_changed = Signal()
 
     def __init__(self, summaries: Iterable[SessionSummary] = (), parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -260,12 +277,16 @@ class SessionListModel(QAbstractTableModel):
         self._sort_keys: dict[str, tuple[SessionSummary, list[str | int | float]]] = {}
         self._order: tuple[int, Qt.SortOrder] | None = None  # (column, order) of the last sort()
         self._threaded = False
-        self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (threaded mode)
+        self._depth: dict[str, int] = {}  # path -> nesting under its parent sessions (children, forks)
+        self._expanded: set[str] = set()  # parents whose children are shown
+        self._hidden: set[str] = set()  # rows folded away under a parent that is not expanded
         # Worked out from all the rows when first asked for, again after the rows change.
         self._parents: dict[str, str] | None = None  # path -> the listed parent session's path
         self._distinct: dict[str, str] | None = None  # path -> what tells it from same-titled rows
         self._notes: Mapping[str, Note] = {}  # session key (core.notes.note_key) -> the user's notes
         self._any_archived = self._any_pinned = False
+        self._rows = self._ordered(self._rows)  # children under their parents, folded
+        self._reindex()
 
     # -- helpers --------------------------------------------------------------------------------------------
 
@@ -291,7 +312,12 @@ class SessionListModel(QAbstractTableModel):
         self._parents = self._distinct = None
 
     def parent_of(self, summary: SessionSummary) -> SessionSummary | None:
-        """The listed session a fork or clone came from (found as :func:`parent_paths` finds it), or None."""
+        """The listed session that started a child or that a fork or clone came from, or None.
+
+        A fork's parent is found as :func:`parent_paths` finds it.
+        """
+        if summary.subagentOf is not None:
+            return self.summary_at(self.row_of(summary.subagentOf))
         if not summary.parentSessionPath:
             return None
         if self._parents is None:
@@ -454,9 +480,48 @@ class SessionListModel(QAbstractTableModel):
         self._apply_order(force=True)
 
     def depth(self, row: int) -> int:
-        """How deep ``row`` is nested under parent sessions in threaded mode (0 otherwise)."""
+        """How deep ``row`` is nested under parent sessions (children always, forks in threaded mode)."""
         summary = self.summary_at(row)
-        return self._depth.get(summary.path, 0) if summary is not None and self._threaded else 0
+        return self._depth.get(summary.path, 0) if summary is not None else 0
+
+    # -- children -------------------------------------------------------------------------------------------
+
+    def is_hidden(self, row: int) -> bool:
+        """Whether ``row`` is folded away under a parent session whose children are not shown."""
+        summary = self.summary_at(row)
+        return summary is not None and summary.path in self._hidden
+
+    def has_hidden(self) -> bool:
+        """Whether any row is folded away (else the proxy need not ask row by row)."""
+        return bool(self._hidden)
+
+    def expanded(self, path: str) -> bool:
+        """Whether the children of the session at ``path`` are shown."""
+        return path in self._expanded
+
+    def set_expanded(self, path: str, on: bool) -> None:
+        """Show (``on``) or fold away the child sessions of the session at ``path``."""
+        if on == (path in self._expanded):
+            return
+        if on:
+            self._expanded.add(path)
+        else:
+            self._expanded.discard(path)
+        self._apply_order(force=True)
+
+    def reveal(self, path: str) -> None:
+        """Unfold every parent above the session at ``path``, so that its row is shown."""
+        opened = False
+        seen = {path}
+        summary = self.summary_at(self.row_of(path))
+        while summary is not None and summary.subagentOf is not None and summary.subagentOf not in seen:
+            seen.add(summary.subagentOf)
+            if summary.subagentOf not in self._expanded:
+                self._expanded.add(summary.subagentOf)
+                opened = True
+            summary = self.summary_at(self.row_of(summary.subagentOf))
+        if opened:
+            self._apply_order(force=True)
 
     def _key(self, summary: SessionSummary, column: int) -> str | int | float:
         cached = self._sort_keys.get(summary.path)
@@ -469,19 +534,28 @@ class SessionListModel(QAbstractTableModel):
         return key
 
     def _ordered(self, rows: list[SessionSummary]) -> list[SessionSummary]:
-        """``rows`` in the order asked for; threaded: each session followed by its forks, depth first."""
+        """``rows`` in the order asked for, each session followed by its children, depth first.
+
+        Threaded, forks follow their parent too. Rows under a parent that is not expanded go into ``_hidden``.
+        """
         self._depth = {}
-        if self._order is None and not self._threaded:
+        self._hidden = set()
+        listed = {s.path for s in rows}
+        # Child sessions always nest under the session that started them (the catalogue found it).
+        parents = {s.path: s.subagentOf for s in rows if s.subagentOf is not None and s.subagentOf in listed}
+        if self._order is None and not self._threaded and not parents:
             return self._pinned_first(rows)
         column, order = self._order if self._order is not None else (-1, Qt.SortOrder.AscendingOrder)
         descending = order == Qt.SortOrder.DescendingOrder
         if column >= 0:
             rows = sorted(rows, key=lambda s: (self._key(s, column), s.path), reverse=descending)
-        if not self._threaded:
+        if not self._threaded and not parents:
             return self._pinned_first(rows)
-        # Parents among the listed sessions, also when the recorded path is stale (copied or synced
-        # histories): by file name or session id (core.session.lineage).
-        parents = parent_paths(rows)
+        if self._threaded:
+            # Parents among the listed sessions, also when the recorded path is stale (copied or synced
+            # histories): by file name or session id (core.session.lineage). A child is not a fork.
+            forks = parent_paths(s for s in rows if not s.subagentDepth)
+            parents = {**forks, **parents}
         children: dict[str, list[SessionSummary]] = {}
         tops: list[SessionSummary] = []
         for summary in rows:  # already sorted: children lists come out sorted too
@@ -491,13 +565,19 @@ class SessionListModel(QAbstractTableModel):
             else:
                 children.setdefault(parent, []).append(summary)
         ordered: list[SessionSummary] = []
-        stack = [(summary, 0) for summary in reversed(self._pinned_first(tops))]
+        stack = [(summary, 0, False) for summary in reversed(self._pinned_first(tops))]
         while stack:
-            summary, depth = stack.pop()
+            summary, depth, hidden = stack.pop()
             ordered.append(summary)
             self._depth[summary.path] = depth
+            if hidden:
+                self._hidden.add(summary.path)
+            folded = hidden or summary.path not in self._expanded
             kids = children.get(summary.path, ())
-            stack.extend((kid, depth + 1) for kid in reversed(kids))
+            # A child is folded away under a parent not expanded; a fork only under a hidden row.
+            stack.extend(
+                (kid, depth + 1, hidden or (folded and kid.subagentDepth > 0)) for kid in reversed(kids)
+            )
         return ordered
 
     @staticmethod
@@ -516,7 +596,10 @@ class SessionListModel(QAbstractTableModel):
 
     def _apply_order(self, force: bool = False) -> None:
         """Reorder the rows as a layout change when the order differs (or ``force``: the titles change)."""
+        hidden = self._hidden
         rows = self._ordered(self._rows)
+        if hidden != self._hidden:
+            force = True
         if not force and all(a is b for a, b in zip(rows, self._rows, strict=True)):
             return
         self.layoutAboutToBeChanged.emit()
@@ -527,6 +610,8 @@ class SessionListModel(QAbstractTableModel):
         moved = [self.index(self._row_of[h[0]], h[1]) if h is not None else QModelIndex() for h in held]
         self.changePersistentIndexList(persistent, moved)
         self.layoutChanged.emit()
+        if hidden != self._hidden:
+            self.folding_changed.emit()
 
     def _sort_key(self, row: int, col: int) -> str | int | float | None:
         if not (0 <= row < len(self._rows) and 0 <= col < len(COLUMNS)):
@@ -550,8 +635,16 @@ class SessionListModel(QAbstractTableModel):
         return flags
 
     def setData(self, index: _ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        """A name typed in the title column: ask for it to be written (``rename_requested``), never write."""
+        """A name typed in the title column: ask for it to be written (``rename_requested``), never write.
+
+        ``Role.EXPANDED`` on a parent session's row shows or folds away its children.
+        """
         summary = self.summary_at(index.row()) if index.isValid() else None
+        if role == Role.EXPANDED:
+            if summary is None or not summary.subagents:
+                return False
+            self.set_expanded(summary.path, bool(value))
+            return True
         if summary is None or index.column() != SessionColumn.TITLE or role != Qt.ItemDataRole.EditRole:
             return False
         text = "" if value is None else str(value)
@@ -590,11 +683,18 @@ class SessionListModel(QAbstractTableModel):
         column = COLUMNS[col]
         if role == Qt.ItemDataRole.DisplayRole:
             text = column.display(summary)
-            if col == SessionColumn.TITLE and self._threaded:
+            if col == SessionColumn.TITLE:
                 depth = self._depth.get(summary.path, 0)
                 if depth:
                     return "\u2003" * (depth - 1) + "\u21b3 " + text  # em spaces, then an arrow
             return text
+        if role == Role.SUBAGENTS:
+            if col != SessionColumn.TITLE or not summary.subagents:
+                return None
+            mark = "▾" if summary.path in self._expanded else "▸"
+            return f"{mark} {summary.subagents} subagent{'s' if summary.subagents != 1 else ''}"
+        if role == Role.EXPANDED:
+            return summary.path in self._expanded
         if role == Qt.ItemDataRole.EditRole:
             return (summary.name or "") if col == SessionColumn.TITLE else None
         if role == Role.ITEM:
@@ -612,7 +712,7 @@ class SessionListModel(QAbstractTableModel):
                 return None
             note = self.note_of(summary)
             icon: QIcon | None = row_mark(
-                fork=bool(summary.parentSessionPath),
+                fork=bool(summary.parentSessionPath) and not summary.subagentDepth,  # a child is not a fork
                 damaged=summary.problems > 0,
                 pinned=note is not None and note.pinned,
                 archived=note is not None and note.archived,

@@ -8,8 +8,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QFont, QFontMetrics, QPainter, QPalette, QRegion, QResizeEvent
+from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
+from PySide6.QtGui import (
+    QFocusEvent,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QRegion,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -70,16 +80,21 @@ class _TitleWithDistinction(QStyledItemDelegate):
 
     Five rows titled "I need to add caching to the /api/produ…" could not be told apart: each now ends
     in its project's last folder or its short id (``Role.DISTINCT``), which the title gives way to when
-    the column is narrow, so it is never elided away.
+    the column is narrow, so it is never elided away. A parent session's badge ("▸ 3 subagents") comes
+    first; a click on it shows or folds away its children.
     """
 
-    def paint(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        tag = index.data(Role.DISTINCT)
-        if not tag:
-            super().paint(painter, option, index)
-            return
+    def _tag(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> tuple[QStyleOptionViewItem, str, QRect, QFont] | None:
+        """Where the tag goes: (the option with the title elided to make room, the tag, its rect, its font).
+
+        The tag is a parent's badge ("▸ 3 subagents", ``Role.SUBAGENTS``) and what tells the row apart
+        (``Role.DISTINCT``); None when the row has neither.
+        """
+        parts = [part for part in (index.data(Role.SUBAGENTS), index.data(Role.DISTINCT)) if part]
+        if not parts:
+            return None
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         widget = opt.widget
@@ -89,27 +104,53 @@ class _TitleWithDistinction(QStyledItemDelegate):
         tag_font = QFont(opt.font)
         tag_font.setBold(False)  # a named session's title is bold; what tells it apart is not
         tag_metrics = QFontMetrics(tag_font)
-        tag_text = f"  {tag}"
+        tag_text = "  " + "  ·  ".join(parts)
         tag_width = min(tag_metrics.horizontalAdvance(tag_text) + 2, text_rect.width() * 3 // 5)
         room = max(0, text_rect.width() - tag_width)
-        title = metrics.elidedText(opt.text, Qt.TextElideMode.ElideRight, room)
-        opt.text = title
+        opt.text = metrics.elidedText(opt.text, Qt.TextElideMode.ElideRight, room)
+        left = text_rect.left() + min(metrics.horizontalAdvance(opt.text), text_rect.width() - tag_width)
+        shown = tag_metrics.elidedText(tag_text, Qt.TextElideMode.ElideMiddle, tag_width)
+        return opt, shown, QRect(left, text_rect.top(), tag_width, text_rect.height()), tag_font
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        placed = self._tag(option, index)
+        if placed is None:
+            super().paint(painter, option, index)
+            return
+        opt, shown, rect, tag_font = placed
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         colour = opt.palette.color(
             QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
         )
-        left = text_rect.left() + min(metrics.horizontalAdvance(title), text_rect.width() - tag_width)
         painter.save()
         painter.setPen(colour)
         painter.setFont(tag_font)
-        shown = tag_metrics.elidedText(tag_text, Qt.TextElideMode.ElideMiddle, tag_width)
-        painter.drawText(
-            QRect(left, text_rect.top(), tag_width, text_rect.height()),
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            shown,
-        )
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown)
         painter.restore()
+
+    def editorEvent(
+        self,
+        event: QEvent,
+        model: QAbstractItemModel,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        """A click on a parent's badge ("▸ 3 subagents") shows or folds away its children."""
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+            and event.button() == Qt.MouseButton.LeftButton
+            and index.data(Role.SUBAGENTS)
+        ):
+            placed = self._tag(option, index)
+            if placed is not None and placed[2].contains(event.position().toPoint()):
+                return model.setData(index, not index.data(Role.EXPANDED), Role.EXPANDED)
+        return super().editorEvent(event, model, option, index)
 
 
 # The mixin below is a plain class at run time (PySide builds each view from one Qt class); mypy checks
@@ -236,6 +277,39 @@ class SessionTable(_MarksOnFocus, QTableView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Right shows a parent session's children, Left folds them away (or, on a child, goes to its parent).
+
+        As in a tree; on rows without children the keys do what a table does.
+        """
+        key = event.key()
+        if key in (Qt.Key.Key_Right, Qt.Key.Key_Left) and not event.modifiers() and self._fold(key):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _fold(self, key: int) -> bool:
+        """Answer Right or Left on the current row; False when the row has nothing to fold or go to."""
+        index = self.currentIndex()
+        model = self.model()
+        if not index.isValid() or model is None:
+            return False
+        title = model.index(index.row(), SessionColumn.TITLE)
+        expanded = bool(model.data(title, Role.EXPANDED))
+        if model.data(title, Role.SUBAGENTS) and expanded != (key == Qt.Key.Key_Right):
+            return model.setData(title, key == Qt.Key.Key_Right, Role.EXPANDED)
+        if key == Qt.Key.Key_Left:
+            summary = model.data(title, Role.ITEM)
+            parent = getattr(summary, "subagentOf", None)
+            for row in range(model.rowCount()):
+                if (
+                    parent is not None
+                    and getattr(model.data(model.index(row, 0), Role.ITEM), "path", None) == parent
+                ):
+                    self.selectRow(row)
+                    return True
+        return False
 
 
 class SessionListPane(QWidget):

@@ -156,11 +156,22 @@ def copy_roots(dest: Path) -> list[Path]:
 
 def fresh(path: Path | str, mtime: bool = False) -> dict:
     session = load_session(path)
-    return summarize(session, os.stat(path).st_mtime_ns / 1e6 if mtime else None).to_json()
+    row = summarize(session, os.stat(path).st_mtime_ns / 1e6 if mtime else None).to_json()
+    for name in FAMILY_FIELDS:
+        row.pop(name)
+    return row
+
+
+# What the list knows of a session's family (issue 28): worked out over all the files, not by summarize().
+FAMILY_FIELDS = ("subagentOf", "subagentDepth", "subagents", "ownCost", "childCost")
 
 
 def by_path(cat: Catalogue, roots: list[Path] | None = None) -> dict[str, dict]:
-    return {s.path: s.to_json() for s in cat.summaries(roots)}
+    rows = {s.path: s.to_json() for s in cat.summaries(roots)}
+    for row in rows.values():
+        for name in FAMILY_FIELDS:
+            row.pop(name)
+    return rows
 
 
 def assert_summaries_fresh(cat: Catalogue, paths: list[Path], mtime: bool = False) -> None:

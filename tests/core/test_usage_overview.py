@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core.catalogue import Catalogue
+from core.session.subagents import family_heads
 from core.usage import UsageFilter, UsageOverview, UsageRow, overview_of
 from tests.core.test_usage_report import SAMPLE_ROOTS
 
@@ -56,9 +57,10 @@ def test_the_catalogue_gives_the_figures_of_the_reports(
     catalogue: Catalogue, filt: UsageFilter, period: str
 ) -> None:
     records = catalogue.usage_records(SAMPLE_ROOTS)
-    titles = {s.path: s.title for s in catalogue.summaries(SAMPLE_ROOTS)}
+    summaries = catalogue.summaries(SAMPLE_ROOTS)
+    titles = {s.path: s.title for s in summaries}
     got = catalogue.usage_overview(filt, period, SAMPLE_ROOTS)
-    want = overview_of(records, filt, period, titles)
+    want = overview_of(records, filt, period, titles, families=family_heads(summaries))
     assert got.filt == filt and got.period == period
     assert _figures(got) == _figures(want)
     if filt.since == date(2030, 1, 1):
@@ -70,9 +72,12 @@ def test_the_catalogue_gives_the_figures_of_the_reports(
 def test_some_roots_only_and_the_top_sessions(catalogue: Catalogue) -> None:
     roots = SAMPLE_ROOTS[:1]
     records = catalogue.usage_records(roots)
-    titles = {s.path: s.title for s in catalogue.summaries(roots)}
+    summaries = catalogue.summaries(roots)
+    titles = {s.path: s.title for s in summaries}
     got = catalogue.usage_overview(UsageFilter(timezone=UTC), "weekly", roots, top=3)
-    want = overview_of(records, UsageFilter(timezone=UTC), "weekly", titles, top=3)
+    want = overview_of(
+        records, UsageFilter(timezone=UTC), "weekly", titles, top=3, families=family_heads(summaries)
+    )
     assert _figures(got) == _figures(want)
     assert len(got.sessions) == 3
     everything = catalogue.usage_overview(UsageFilter(timezone=UTC), "weekly", SAMPLE_ROOTS)

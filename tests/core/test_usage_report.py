@@ -12,6 +12,7 @@ import pytest
 
 from core import load_session, summarize
 from core.catalogue import Catalogue
+from core.session.subagents import family_heads
 from core.usage import (
     UsageFilter,
     UsageRow,
@@ -196,11 +197,12 @@ def test_the_catalogue_gives_the_rows_report_gives(
         catalogue.refresh(SAMPLE_ROOTS)
         got = catalogue.usage_report(kind, filt, True, SAMPLE_ROOTS)
         records = catalogue.usage_records(SAMPLE_ROOTS)
-        titles = {s.path: s.title for s in catalogue.summaries(SAMPLE_ROOTS)}
+        summaries = catalogue.summaries(SAMPLE_ROOTS)
+        titles = {s.path: s.title for s in summaries}
         grid = catalogue.usage_grid(filt, SAMPLE_ROOTS)
     finally:
         catalogue.close()
-    want = report(records, kind, filt, True, titles)
+    want = report(records, kind, filt, True, titles, family_heads(summaries))
     assert len(got.rows) == len(want.rows)
     assert [_plain(r) for r in got.rows] == [_plain(r) for r in want.rows]
     assert _plain(got.totals) == _plain(want.totals)
