@@ -689,10 +689,7 @@ class SessionListModel(QAbstractTableModel):
                     return "\u2003" * (depth - 1) + "\u21b3 " + text  # em spaces, then an arrow
             return text
         if role == Role.SUBAGENTS:
-            if col != SessionColumn.TITLE or not summary.subagents:
-                return None
-            mark = "▾" if summary.path in self._expanded else "▸"
-            return f"{mark} {summary.subagents} subagent{'s' if summary.subagents != 1 else ''}"
+            return self._badge(summary) if col == SessionColumn.TITLE else None
         if role == Role.EXPANDED:
             return summary.path in self._expanded
         if role == Qt.ItemDataRole.EditRole:
@@ -727,16 +724,26 @@ class SessionListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.FontRole:
             return self._font(summary, col)
         if role == Qt.ItemDataRole.ForegroundRole:
-            archived = (note := self.note_of(summary)) is not None and note.archived
-            if col != SessionColumn.TITLE:
-                return ARCHIVED_COLOR if archived else None
-            if summary.problems:
-                return PROBLEM_COLOR
-            if summary.lastStopReason in FAILED_STOP_REASONS:
-                return FAILED_COLOR
-            if archived:
-                return ARCHIVED_COLOR
+            return self._foreground(summary, col)
         return None
+
+    def _badge(self, summary: SessionSummary) -> str | None:
+        """A parent's "▸ 3 subagents" (▾ when they are shown), None for a session without children."""
+        if not summary.subagents:
+            return None
+        mark = "▾" if summary.path in self._expanded else "▸"
+        return f"{mark} {summary.subagents} subagent{'s' if summary.subagents != 1 else ''}"
+
+    def _foreground(self, summary: SessionSummary, col: int) -> QColor | None:
+        """Red for a damaged file, orange for a failed last turn (the title); grey for an archived row."""
+        archived = (note := self.note_of(summary)) is not None and note.archived
+        if col != SessionColumn.TITLE:
+            return ARCHIVED_COLOR if archived else None
+        if summary.problems:
+            return PROBLEM_COLOR
+        if summary.lastStopReason in FAILED_STOP_REASONS:
+            return FAILED_COLOR
+        return ARCHIVED_COLOR if archived else None
 
     def _font(self, summary: SessionSummary, col: int) -> QFont | None:
         """Bold for a named session's title; italic for an archived session (shown only when asked for)."""
