@@ -16,7 +16,10 @@ in a few milliseconds; bodies are read only for the slots a caller renders.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from core.kinds.registry import entry_preview, kind_of
@@ -24,6 +27,8 @@ from core.visible.filters import check_mode, passes
 from core.visible.navigation import conversation
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from core.session import Entry, Session
 
 __all__ = ["Switch", "Transcript", "branch_previews", "switched_leaf", "transcript_of"]
@@ -58,27 +63,59 @@ class Transcript:
         leaf_id: the last entry of the conversation.
         mode: the filter mode that chose the slots.
         switches: slot entry id -> the branch point its card offers.
-        path_ids: the ids of every entry of the conversation, shown or not.
         hidden_before: a hidden entry's id -> the slot of the first shown entry after it.
+        hidden_last: the hidden entries after the last slot.
+        lookup: the session's entry by id (how a slot is found by the entry's line; see :meth:`slot_of`).
     """
 
     entries: list[Entry]
     leaf_id: str | None
     mode: str
     switches: dict[str, Switch] = field(default_factory=dict)
-    path_ids: frozenset[str] = frozenset()
     hidden_before: dict[str, int] = field(default_factory=dict, repr=False)
-    _index: dict[str, int] = field(default_factory=dict, repr=False)
+    hidden_last: frozenset[str] = frozenset()
+    lookup: Callable[[str], Entry | None] | None = field(default=None, repr=False)
+    _lines: array[int] | None = field(default=None, repr=False)
+    _index: dict[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self._index = {entry.id: i for i, entry in enumerate(self.entries)}
+        # A path's lines grow from root to leaf (an entry is appended after its parent), so a slot is
+        # found by bisecting the lines: 4 MB for a 520,000-entry path where a dict of ids took 40 MB.
+        # A file whose path goes back up (a hostile parent link) or repeats an id gets the dict.
+        entries, lookup = self.entries, self.lookup
+        lines = array("q", (entry.line for entry in entries))
+        if (
+            lookup is not None
+            and all(a < b for a, b in pairwise(lines))
+            and all(lookup(entry.id) is entry for entry in entries)
+        ):
+            self._lines = lines
+        else:
+            self._index = {entry.id: i for i, entry in enumerate(entries)}
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def slot_of(self, entry_id: str | None) -> int | None:
         """The slot of an entry, None when the transcript does not show it."""
-        return self._index.get(entry_id) if entry_id is not None else None
+        if entry_id is None:
+            return None
+        if self._index is not None:
+            return self._index.get(entry_id)
+        entry = self.lookup(entry_id) if self.lookup is not None else None
+        lines = self._lines
+        if entry is None or lines is None:
+            return None
+        slot = bisect_left(lines, entry.line)
+        return slot if slot < len(lines) and self.entries[slot] is entry else None
+
+    def on_path(self, entry_id: str | None) -> bool:
+        """Whether an entry is on this conversation, shown or not."""
+        return entry_id is not None and (
+            self.slot_of(entry_id) is not None
+            or entry_id in self.hidden_before
+            or entry_id in self.hidden_last
+        )
 
     def nearest_slot(self, entry_id: str | None) -> int | None:
         """The slot of an entry, or of the first shown entry after it on the path (a hidden label...).
@@ -140,7 +177,7 @@ def transcript_of(session: Session, entry_id: str | None, mode: str) -> Transcri
         else:
             hidden_after.append(entry.id)
         previous = entry
-    return Transcript(shown, leaf_id, mode, switches, frozenset(e.id for e in path), after)
+    return Transcript(shown, leaf_id, mode, switches, after, frozenset(hidden_after), session.get)
 
 
 def switched_leaf(session: Session, switch: Switch, index: int) -> str | None:

@@ -205,7 +205,7 @@ class TranscriptController(QObject):
         mode = self._filter_mode()
         old, view = self._transcript, self.view
         shown = isinstance(view.card_source, PathCards) and view.card_source.session is session
-        if not new_session and shown and old is not None and old.mode == mode and entry.id in old.path_ids:
+        if not new_session and shown and old is not None and old.mode == mode and old.on_path(entry.id):
             slot = old.nearest_slot(entry.id)
             if slot is not None:
                 if quiet:

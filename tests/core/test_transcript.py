@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from core.session import Session, load_session
 from core.visible import FILTER_MODES, VisibleTree, passes, prepare, switched_leaf, transcript_of
+from core.visible.navigation import conversation
 from tests.core.test_catalogue import BRANCHES
 
 # A root with three branches below its first answer, a label and a model change on the way.
@@ -52,13 +54,13 @@ def test_switching_at_every_branch_point_gives_the_path_to_that_siblings_leaf() 
         made = transcript_of(session, leaf, "all")
         for slot_id, switch in made.switches.items():
             seen_points += 1
-            assert switch.count > 1 and switch.siblings[switch.index] in made.path_ids
+            assert switch.count > 1 and made.on_path(switch.siblings[switch.index])
             assert made.slot_of(slot_id) is not None
             for index, sibling in enumerate(switch.siblings):
                 target = switched_leaf(session, switch, index)
                 assert target is not None
                 other = transcript_of(session, target, "all")
-                assert sibling in other.path_ids  # the path goes through that sibling
+                assert other.on_path(sibling)  # the path goes through that sibling
                 assert other.leaf_id == target
                 # Below the branch point it is that sibling's own conversation, to a leaf.
                 assert session.tree.children.get(target) in (None, [])
@@ -119,3 +121,47 @@ def test_a_transcript_opens_at_the_last_turn_not_at_bookkeeping(tmp_path: Path) 
     assert last is not None
     assert made.entries[last].role in ("user", "assistant")
     assert all(e.role not in ("user", "assistant") for e in made.entries[last + 1 :])
+
+
+def _every_session_file() -> list[Path]:
+    from tests.conftest import CORPUS, DEMO, SAMPLES, SHARED
+
+    files = sorted(SAMPLES.rglob("*.jsonl")) + sorted(
+        (SHARED / "reference" / "samples-latest").rglob("*.jsonl")
+    )
+    files += sorted(DEMO.glob("*.jsonl")) + sorted(CORPUS.rglob("*.jsonl"))
+    return files + sorted((SHARED / "corpus" / "wild").rglob("*.jsonl"))
+
+
+def _entry(eid: str, parent: str | None, second: int, text: str = "x") -> dict:
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": TS.format(second),
+        "message": {"role": "user", "content": text},
+    }
+
+
+def test_a_slot_is_found_by_line_as_by_id_in_every_file(tmp_path: Path) -> None:
+    # Slots are found by bisecting the path's lines; a path whose lines go back up (a parent written after
+    # its child) or that repeats an id falls back to a dict: both answer as a dict of ids would.
+    hostile = tmp_path / "hostile.jsonl"
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": TS.format(0), "cwd": "/w"}]
+    lines += [_entry("b", "a", 2), _entry("a", None, 1), _entry("c", "b", 3), _entry("c", "a", 4, "again")]
+    hostile.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    checked = 0
+    for path in [*_every_session_file(), hostile]:
+        session = load_session(path)
+        for leaf in {e.id for e in session.entries if not session.tree.children.get(e.id)}:
+            made = transcript_of(session, leaf, "all")
+            on_path = {e.id for e in conversation(session, leaf)}
+            by_id = {entry.id: slot for slot, entry in enumerate(made.entries)}
+            for entry in session.entries:
+                expected = by_id.get(entry.id)
+                if expected is not None and made.entries[expected] is not entry and made._lines is not None:
+                    continue  # an id the file repeats: the slot holds the record the tree chose
+                assert made.slot_of(entry.id) == expected, (path.name, leaf, entry.id)
+                assert made.on_path(entry.id) == (entry.id in on_path)
+            checked += 1
+    assert checked > 50

@@ -210,7 +210,7 @@ def test_two_selected_leaves_open_a_diff_and_a_cell_jumps_to_the_tree(
     assert view.show_in_tree()
     assert current_entry_id(window) == entry_id
     assert marked_entry_id(window) == entry_id  # and the transcript is at it, on that branch
-    assert entry_id in window.messages.transcript.path_ids
+    assert window.messages.transcript.on_path(entry_id)
     slot = window.messages.transcript.nearest_slot(entry_id)
     card = max(s for s in window.transcript.rendered_slots if s <= slot)  # its own, or its call's
     assert card in window.transcript.visible_slots()
