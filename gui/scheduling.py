@@ -31,6 +31,7 @@ import threading
 import time
 from enum import IntEnum
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 __all__ = ["Job", "Priority", "Scheduler"]
@@ -198,6 +199,8 @@ class Scheduler(QObject):
         idle = self._pool.waitForDone(msecs)
         idle = self._write_pool.waitForDone(write_msecs) and idle
         if idle:
+            for job in self._jobs:
+                _release(job)
             self._jobs.clear()
         else:
             self._prune()
@@ -218,7 +221,13 @@ class Scheduler(QObject):
         pool thread has left the runnable before Python frees it.
         """
         now = time.monotonic()
-        self._jobs = [j for j in self._jobs if j.done_at is None or now - j.done_at < _RELEASE_AFTER]
+        kept: list[Job] = []
+        for job in self._jobs:
+            if job.done_at is None or now - job.done_at < _RELEASE_AFTER:
+                kept.append(job)
+            else:
+                _release(job)
+        self._jobs = kept
 
     # ------------------------------------------------------------------ the foreground
     @property
@@ -273,3 +282,14 @@ class Scheduler(QObject):
             gc.collect(0)
         else:
             gc.collect(2 if old > third else 1 if middle > second else 0)
+
+
+def _release(job: Job) -> None:
+    """Let a job the pool is done with go.
+
+    A runnable that does not delete itself is handed to Qt with its Python object, which then lives as
+    long as the C++ one: forever, since Qt deletes no runnable that is not auto-deleted. Every task the
+    window ever ran stayed (5 KB each; 35,000 of them on the way up a 50,000-message transcript).
+    """
+    if shiboken6.isValid(job):
+        shiboken6.delete(job)

@@ -237,3 +237,31 @@ def test_writes_run_in_order_and_are_never_superseded_nor_cancelled(qtbot, runne
     assert scheduler.close(msecs=TIMEOUT, write_msecs=TIMEOUT)
     assert cancels["read"].is_set() and not cancels["third"].is_set()
     assert not scheduler.unfinished()
+
+
+def test_a_task_is_let_go_once_the_pool_is_done_with_it(
+    qtbot, runner: TaskRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Qt keeps the Python object of a runnable that does not delete itself as long as the C++ one, and
+    # deletes neither: every task ever run stayed. And a task referring to itself waited for the cyclic
+    # collector, which does not run while tasks do. Now each is freed by its last reference.
+    import gui.scheduling as scheduling
+
+    monkeypatch.setattr(scheduling, "_RELEASE_AFTER", 0.0)
+    gc.disable()  # nothing may depend on the cyclic collector
+    try:
+        tasks: list[weakref.ref[object]] = []
+        results: list[int] = []
+        for number in range(20):
+            with qtbot.waitSignal(
+                runner.busy_changed, timeout=TIMEOUT, check_params_cb=lambda busy: not busy
+            ):
+                runner.start(
+                    f"c{number}", lambda _context, n=number: n, results.append, priority=Priority.FOREGROUND
+                )
+            tasks.extend(weakref.ref(job) for job in runner.scheduler._jobs)
+        runner.start("last", lambda _context: 0, results.append, priority=Priority.FOREGROUND)  # prunes
+        assert sorted(results[:20]) == list(range(20))
+        assert sum(ref() is not None for ref in tasks) <= 1  # the one just started, at most
+    finally:
+        gc.enable()
