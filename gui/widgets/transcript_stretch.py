@@ -82,7 +82,9 @@ class Prefetcher:
         self._on_ready = on_ready  # a stretch rendered ahead arrived
         self._key: tuple[int, Look] | None = None  # id of the source and the look the stretches are for
         self._ready: dict[tuple[int, int], list[Rendered]] = {}
-        self._asked: dict[str, tuple[int, int]] = {}  # channel -> the stretch being rendered there
+        self._asked: dict[str, tuple[int, int]] = {}  # channel -> the stretch wanted there
+        self._wanted: dict[str, tuple[PathCards | ContextCards, int, int, Look]] = {}  # channel -> its wish
+        self._running: set[str] = set()  # channels with a task out (started, not yet reported)
 
     def reset(self, source: PathCards | ContextCards | None, look: Look) -> None:
         """Another source or look: what was rendered ahead is of no use."""
@@ -91,6 +93,8 @@ class Prefetcher:
             self._key = key
             self._ready.clear()
             self._asked.clear()
+            self._wanted.clear()
+            self._running.clear()  # a task still out reports to nobody: the next ask starts a new one
 
     def has(self, source: PathCards | ContextCards, start: int, stop: int, look: Look) -> bool:
         """Whether the stretch ``start``-``stop`` was rendered ahead (for this source and look)."""
@@ -107,7 +111,12 @@ class Prefetcher:
         return ready if ready is not None else render_stretch(source, start, stop, look)
 
     def ask(self, channel: str, source: PathCards | ContextCards, start: int, stop: int, look: Look) -> None:
-        """Render the stretch ``start``-``stop`` in a worker, for a later :meth:`take`."""
+        """Render the stretch ``start``-``stop`` in a worker, for a later :meth:`take`.
+
+        One task at a time per channel: a stretch asked for while one is out replaces the wish, and the
+        task takes the latest wish when it starts. (A task per ask, each superseded before its turn, piled
+        up while Page Up was held: 35,000 of them, about 190 MB, on the way up a 50,000-message path.)
+        """
         if self.render_later is None or start >= stop:
             return
         self.reset(source, look)
@@ -115,15 +124,39 @@ class Prefetcher:
         if span in self._ready or self._asked.get(channel) == span:
             return
         self._asked[channel] = span  # replaces the request before it on that channel
-        key = self._key
+        self._wanted[channel] = (source, start, stop, look)
+        if channel not in self._running:
+            self._start(channel)
+
+    def _start(self, channel: str) -> None:
+        """Start the channel's one task: it renders what is wanted there when a worker takes it."""
+        render_later = self.render_later
+        if render_later is None:
+            return
+        self._running.add(channel)
+        wanted = self._wanted
+
+        def work() -> object:  # in a worker: reads the latest wish (a dict read is atomic)
+            wish = wanted.get(channel)
+            if wish is None:
+                return None
+            source, start, stop, look = wish
+            return wish, render_stretch(source, start, stop, look)
 
         def done(result: object) -> None:
-            if self._asked.get(channel) == span:
-                del self._asked[channel]
-            if self._key == key and isinstance(result, list):
-                self._ready[span] = result
-                if len(self._ready) > 8:  # the reader turned back: keep the newest only
-                    self._ready.pop(next(iter(self._ready)))
-                self._on_ready()
+            self._running.discard(channel)
+            if isinstance(result, tuple):
+                (source, start, stop, look), cards = result
+                span = (start, stop)
+                if self._asked.get(channel) == span:
+                    del self._asked[channel]
+                    del self._wanted[channel]
+                if self._key == (id(source), look):
+                    self._ready[span] = cards
+                    if len(self._ready) > 8:  # the reader turned back: keep the newest only
+                        self._ready.pop(next(iter(self._ready)))
+                    self._on_ready()
+            if channel in self._wanted and channel not in self._running:
+                self._start(channel)  # asked for another stretch meanwhile
 
-        self.render_later(channel, lambda: render_stretch(source, start, stop, look), done)
+        render_later(channel, work, done)

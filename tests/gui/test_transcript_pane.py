@@ -464,3 +464,26 @@ def test_a_long_read_lays_the_cards_out_afresh_and_keeps_the_place(
     assert relays >= 3
     assert most_formats < 600  # without the fresh documents: several thousand
     assert _cards_in_order(qtbot, view) == list(range(len(transcript)))
+
+
+def test_stretches_asked_for_while_one_renders_wait_for_it_and_take_the_latest(qtbot) -> None:
+    # One task per channel: while Page Up is held every key asks for another stretch, and a task per ask
+    # piled up, each superseded before its turn.
+    from gui.widgets.transcript_stretch import Look, Prefetcher
+
+    session = load_session(BRANCHES)
+    transcript = transcript_of(session, session.leaf_id, "all")
+    source = PathCards(session, transcript)
+    started: list[tuple[str, object, object]] = []
+    prefetch = Prefetcher()
+    prefetch.render_later = lambda channel, work, done: started.append((channel, work, done))
+    look = Look()
+    for start in (0, 1, 2):
+        prefetch.ask("transcript-above", source, start, start + 3, look)
+    assert len(started) == 1  # the later asks changed the wish, not the tasks
+    _channel, work, done = started[0]
+    done(work())  # the worker took the latest wish when it started
+    assert prefetch.has(source, 2, 5, look) and not prefetch.has(source, 0, 3, look)
+    assert len(started) == 1  # nothing more was wanted
+    prefetch.ask("transcript-above", source, 0, 3, look)
+    assert len(started) == 2
