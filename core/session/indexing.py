@@ -174,6 +174,16 @@ class EntryIndexer(LineDecoder):
         if self._kept is not None:
             self._kept[line_no] = obj
 
+    def _skeleton_allowed(self) -> bool:
+        return self._observer is None  # an observer is handed every line's whole object
+
+    def _first_text_wanted(self) -> bool:
+        return not self.first_message
+
+    def _forget_body(self, line_no: int) -> None:
+        if self._kept is not None:
+            self._kept.pop(line_no, None)
+
     def _invalid_parent(self, line_no: int, entry_id: str) -> None:
         self._diag(line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id)
 
