@@ -34,7 +34,7 @@ from core.session.vocabulary import USER
 HUGE_LINE = 16 << 20
 """Lines longer than this many bytes are indexed from their skeleton (a module global: tests lower it)."""
 
-READ_SIZE = 1 << 20  # what the parser asks for at a time
+READ_SIZE = 64 << 10  # what the parser asks for at a time (its events for one read are listed at once)
 
 DENSE = 32
 """A huge line is streamed when it has a comma or an opening bracket at least every this many bytes.
