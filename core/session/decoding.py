@@ -57,6 +57,7 @@ class LineDecoder:
         self._by_ordinal: list[Entry | None] = []
         self._prime_marked = False  # something only Prime Agent writes (see core.session.flavour)
         self._folded_lines: set[int] = set()  # lines with a value folded (noted once each)
+        self._shallow_lines: set[int] = set()  # huge lines streamed: none nests deeper than MAX_DEPTH
         self._fold_lines = False  # fold every line's object as it is decoded (set by the indexing stage)
         self._pi1_marked = False  # something only pi 1.x writes
 
@@ -142,6 +143,7 @@ class LineDecoder:
         else:
             self._index_entry(obj, typ, line_no, offset, length)
             self._forget_body(line_no)  # a skeleton is not the body: read again by offset when asked
+            self._shallow_lines.add(line_no)  # its body needs no walk for deep values (seconds a 100 MB)
         return True
 
     def _skeleton_allowed(self) -> bool:

@@ -379,7 +379,7 @@ class Session(SessionReader):
                     except OSError as err:
                         raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
                 raw = os.pread(fd, entry.length, entry.offset)
-                value, _note = decode_line(raw, fold=fold)
+                value, _note = decode_line(raw, fold=fold and entry.line not in self._shallow_lines)
                 del raw
                 if not isinstance(value, dict):
                     # The file changed underneath since it was indexed; say so rather than guess.
