@@ -223,9 +223,15 @@ class LineDecoder:
         it is indexed as line ``line_no + 1`` and True returned. Anything else is a write in progress,
         or a crash mid-write: it waits for its newline, with a ``truncated-line`` note until then.
         """
-        obj, _note = decode_line(carry)
+        huge = len(carry) > _skeleton.HUGE_LINE
+        # A huge line still being written is read again at every refresh: tell that it is cut short
+        # without parsing it whole (19 times its size when it holds many small values), first.
+        cut_short = huge and _skeleton.cut_short([carry])
+        if huge and not cut_short and self._decode_huge([carry], line_no + 1, offset, len(carry)):
+            return True
+        obj = None if cut_short else decode_line(carry)[0]
         if isinstance(obj, dict):
-            self._decode_lines([carry], line_no, offset)
+            self._decode_lines([carry], line_no, offset, huge=not huge)
             return True
         self._tail_may_be_object = carry.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{"
         self._tail_diagnostic = Diagnostic(

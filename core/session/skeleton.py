@@ -160,6 +160,24 @@ def skeleton(pieces: Sequence[bytes], first_text: bool) -> JsonObject | None:
         return None
 
 
+def cut_short(pieces: Sequence[bytes]) -> bool:
+    """True when the line in ``pieces`` is valid JSON up to its end but unfinished: a write in progress.
+
+    Then no parser can read it (yajl stops at the first byte it refuses, so it reached the end), and it is
+    told without building anything (a pass in C, about 2 s for 100 MB of small values).
+    """
+    try:
+        from ijson.backends import yajl2_c
+    except ImportError:
+        return False
+    try:
+        for _ in yajl2_c.items(_Pieces(pieces), "\x00 nothing", buf_size=READ_SIZE):
+            pass
+    except Exception as err:  # yajl's errors, or bytes it cannot decode
+        return "premature EOF" in str(err)
+    return False
+
+
 _Container: TypeAlias = "dict[str, object] | list[object]"
 
 

@@ -314,3 +314,30 @@ def test_a_huge_header_is_kept_whole(tmp_path: Path, monkeypatch: pytest.MonkeyP
     session = Session(path)
     assert session.header == header
     assert os.path.getsize(path) > 100
+
+
+def test_a_huge_line_being_written_is_not_parsed_whole_at_each_refresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: list[int]
+) -> None:
+    """The unfinished last line is read at every refresh: told cut short by a pass that builds nothing."""
+    path = tmp_path / "growing.jsonl"
+    data = _huge_session(path, 3000)
+    cut = len(data) - 5000
+    path.write_bytes(data[:cut])
+    monkeypatch.setattr(skeleton, "HUGE_LINE", 10_000)
+    parsed: list[int] = []
+    decode = decoding_module.decode_line
+
+    def watched(raw: bytes, **options: bool) -> tuple[object, str | None]:
+        parsed.append(len(raw))
+        return decode(raw, **options)
+
+    monkeypatch.setattr(decoding_module, "decode_line", watched)
+    session = load_session(path)
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "truncated-line")]
+    assert [e.id for e in session.entries] == ["u1"]
+    assert not parsed  # never parsed whole
+    with path.open("ab") as out:
+        out.write(data[cut:-1])  # the whole line, still without its newline
+    assert [e.id for e in session.refresh().appended] == ["a1"]
+    assert session.diagnostics == [] and streamed[0] == 1 and not parsed
