@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import orjson
 
+from core.session import skeleton as _skeleton
 from core.session.diagnostics import Diagnostic
 from core.session.entry import Entry
 from core.session.jsonl import MAX_DEPTH, JsonObject, decode_line, fold_deep
@@ -56,6 +57,7 @@ class LineDecoder:
         self._by_ordinal: list[Entry | None] = []
         self._prime_marked = False  # something only Prime Agent writes (see core.session.flavour)
         self._folded_lines: set[int] = set()  # lines with a value folded (noted once each)
+        self._shallow_lines: set[int] = set()  # huge lines streamed: none nests deeper than MAX_DEPTH
         self._fold_lines = False  # fold every line's object as it is decoded (set by the indexing stage)
         self._pi1_marked = False  # something only pi 1.x writes
 
@@ -69,14 +71,17 @@ class LineDecoder:
         self._diagnostics.append(Diagnostic(line, kind, message, entry_id))
 
     # ------------------------------------------------------------------ lines
-    def _decode_lines(self, lines: list[bytes], line_no: int, offset: int) -> None:
+    def _decode_lines(self, lines: list[bytes], line_no: int, offset: int, *, huge: bool = True) -> None:
         """Decode a batch of complete lines from framing (a :data:`core.session.framing.LineSink`).
 
         ``line_no`` lines come before the batch; the first starts at byte ``offset``. This loop runs
         once per line of every file read: the common line costs a parse, a few lookups and one call
-        to the indexing stage; anything unusual is a call of its own.
+        to the indexing stage; anything unusual is a call of its own. A line longer than
+        :data:`core.session.skeleton.HUGE_LINE` is indexed from its skeleton where it can be
+        (``huge=False``: it was tried already).
         """
         index = self._index_entry
+        huge_line = _skeleton.HUGE_LINE if huge else -1
         # Every value is folded to MAX_DEPTH levels before it is used whole: here when the whole object
         # is handed on (an observer, kept bodies), else where the index reads a value that may nest
         # (fold_deep, core.session.indexing) and where a body is read again (decode_line). Counting
@@ -86,6 +91,9 @@ class LineDecoder:
             line_no += 1
             length = len(raw)
             if length and not raw.isspace():
+                if length > huge_line >= 0 and self._decode_huge([raw], line_no, offset, length):
+                    offset += length + 1
+                    continue
                 try:
                     obj = _loads(raw)
                 except _JSONDecodeError:
@@ -101,6 +109,53 @@ class LineDecoder:
                 elif obj is not _INVALID:
                     self._not_an_object(line_no)
             offset += length + 1
+
+    def _decode_pieces(self, pieces: list[bytes], line_no: int, offset: int) -> None:
+        """Decode one line longer than a chunk, given in the pieces it was read in (a ``PiecesSink``).
+
+        A huge line is indexed from its skeleton, the pieces never joined; any other is joined (the
+        pieces let go first) and decoded as every line is.
+        """
+        length = sum(map(len, pieces))
+        if length > _skeleton.HUGE_LINE and self._decode_huge(pieces, line_no + 1, offset, length):
+            return
+        raw = b"".join(pieces)
+        pieces.clear()
+        self._decode_lines([raw], line_no, offset, huge=False)
+
+    def _decode_huge(self, pieces: list[bytes], line_no: int, offset: int, length: int) -> bool:
+        """Index huge line ``line_no`` from its skeleton; False when it must be parsed whole instead.
+
+        The skeleton (:mod:`core.session.skeleton`) holds what the index reads of an entry, so the
+        entry and its diagnostics are those of the whole parse. Where a line's whole object is wanted
+        (the header, or every object for an observer) or the skeleton cannot be made, False.
+        """
+        if not self._header_seen or not self._skeleton_allowed():
+            return False  # the line may be the header, kept whole; or every object is wanted whole
+        if not _skeleton.worth_streaming(pieces, length):
+            return False  # a few long values: the whole parse costs about the line, and is faster
+        obj = _skeleton.skeleton(pieces, self._first_text_wanted())
+        if obj is None:
+            return False
+        typ = obj.get("type")
+        if typ == HEADER:
+            self._header_line(obj, line_no)  # a second header: only noted
+        else:
+            self._index_entry(obj, typ, line_no, offset, length)
+            self._forget_body(line_no)  # a skeleton is not the body: read again by offset when asked
+            self._shallow_lines.add(line_no)  # its body needs no walk for deep values (seconds a 100 MB)
+        return True
+
+    def _skeleton_allowed(self) -> bool:
+        """Whether lines may be indexed from their skeletons (not when every whole object is wanted)."""
+        return False  # core.session.indexing.EntryIndexer
+
+    def _first_text_wanted(self) -> bool:
+        """Whether the session's first message is still to be read (its text is then kept)."""
+        return False  # core.session.indexing.EntryIndexer
+
+    def _forget_body(self, line_no: int) -> None:
+        """Drop what was kept of line ``line_no`` for :meth:`core.session.Session.bodies`."""
 
     def _index_entry(self, obj: JsonObject, typ: object, line_no: int, offset: int, length: int) -> None:
         """Index one entry object whose ``type`` value is ``typ``: the indexing stage's entry point."""
@@ -168,9 +223,15 @@ class LineDecoder:
         it is indexed as line ``line_no + 1`` and True returned. Anything else is a write in progress,
         or a crash mid-write: it waits for its newline, with a ``truncated-line`` note until then.
         """
-        obj, _note = decode_line(carry)
+        huge = len(carry) > _skeleton.HUGE_LINE
+        # A huge line still being written is read again at every refresh: tell that it is cut short
+        # without parsing it whole (19 times its size when it holds many small values), first.
+        cut_short = huge and _skeleton.cut_short([carry])
+        if huge and not cut_short and self._decode_huge([carry], line_no + 1, offset, len(carry)):
+            return True
+        obj = None if cut_short else decode_line(carry)[0]
         if isinstance(obj, dict):
-            self._decode_lines([carry], line_no, offset)
+            self._decode_lines([carry], line_no, offset, huge=not huge)
             return True
         self._tail_may_be_object = carry.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{"
         self._tail_diagnostic = Diagnostic(

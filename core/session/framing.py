@@ -24,6 +24,10 @@ LineSink: TypeAlias = Callable[[list[bytes], int, int], None]
 """Takes a batch of complete lines (without their ``\n``), the number of the line before the first
 (lines are numbered from 1) and the first line's byte offset."""
 
+PiecesSink: TypeAlias = Callable[[list[bytes], int, int], None]
+"""Takes one complete line longer than a chunk as the pieces it was read in (never joined here), the
+number of the line before it and its byte offset; it may empty the list to let the pieces go."""
+
 
 class Framed(NamedTuple):
     """Where framing stopped.
@@ -41,12 +45,16 @@ class Framed(NamedTuple):
     crc: int | None
 
 
-def frame_lines(fd: int, start: int, line_no: int, crc: int | None, take: LineSink) -> Framed:
+def frame_lines(
+    fd: int, start: int, line_no: int, crc: int | None, take: LineSink, take_long: PiecesSink | None = None
+) -> Framed:
     """Hand every complete line from byte ``start`` to EOF to ``take``, a chunk's lines at a time.
 
     ``start`` is just after a newline (or 0) and ``line_no`` the number of lines before it; ``crc``
-    is the crc32 of the bytes before ``start`` (None: keep no checksum). Returns the unfinished last
-    line and where the complete ones end (:class:`Framed`).
+    is the crc32 of the bytes before ``start`` (None: keep no checksum). A line longer than a chunk
+    goes to ``take_long`` in its pieces when given (joining a 100 MB line would hold it twice), else
+    joined to ``take``. Returns the unfinished last line and where the complete ones end
+    (:class:`Framed`).
     """
     offset = start
     position = start
@@ -69,10 +77,18 @@ def frame_lines(fd: int, start: int, line_no: int, crc: int | None, take: LineSi
         del chunk  # the lines hold the bytes now: a 200 MB line is held once while it is parsed
         tail = lines.pop()
         if pending:
-            # Only the first line is joined with what came before, not the whole chunk.
             pending.append(lines[0])
-            lines[0] = b"".join(pending)
-            pending.clear()  # the pieces of a long line go now, before it is parsed
+            if take_long is None:
+                # Only the first line is joined with what came before, not the whole chunk.
+                lines[0] = b"".join(pending)
+                pending.clear()  # the pieces of a long line go now, before it is parsed
+            else:
+                length = sum(map(len, pending))
+                del lines[0]
+                take_long(pending, line_no, offset)
+                pending.clear()
+                line_no += 1
+                offset += length + 1
         take(lines, line_no, offset)
         line_no += len(lines)
         offset = position - len(tail)  # the complete lines end where the unfinished one starts

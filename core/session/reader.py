@@ -94,7 +94,9 @@ class SessionReader(EntryIndexer):
         """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
         first_new = len(self.entries)
         with collection_paused():
-            carry, line_no, offset, crc = frame_lines(fd, start, self._line_no, self._crc, self._decode_lines)
+            carry, line_no, offset, crc = frame_lines(
+                fd, start, self._line_no, self._crc, self._decode_lines, self._decode_pieces
+            )
         self._tail_diagnostic = None
         self._tail_may_be_object = False
         self._unterminated = False

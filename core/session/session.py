@@ -382,26 +382,23 @@ class Session(SessionReader):
         later request for the same entry reads it from disk again. ``fold``: see :meth:`body`.
         """
         items = [self.by_id[e] if isinstance(e, str) else e for e in entries]
-        kept = self._kept
-        if kept and fold:
-            done = 0
-            for entry in items:
-                obj = kept.pop(entry.line, None)
-                if obj is None:
-                    break
-                yield self._migrate_body(entry, obj)
-                done += 1
-            items = items[done:]  # the rest from disk (what was handed over is gone)
-            if not items:
-                return
-        try:
-            fd = os.open(self.path, READ_FLAGS)
-        except OSError as err:
-            raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
+        kept = self._kept if fold else None
+        fd = -1
         try:
             for entry in items:
+                obj = kept.pop(entry.line, None) if kept else None
+                if obj is not None:
+                    yield self._migrate_body(entry, obj)
+                    continue
+                # Not kept (a huge line indexed from its skeleton, or asked for again): from disk.
+                if fd < 0:
+                    try:
+                        fd = os.open(self.path, READ_FLAGS)
+                    except OSError as err:
+                        raise SessionReadError(f"Cannot read {self.path}: {err.strerror or err}.") from err
                 raw = os.pread(fd, entry.length, entry.offset)
-                value, _note = decode_line(raw, fold=fold)
+                value, _note = decode_line(raw, fold=fold and entry.line not in self._shallow_lines)
+                del raw
                 if not isinstance(value, dict):
                     # The file changed underneath since it was indexed; say so rather than guess.
                     raise SessionReadError(
@@ -409,7 +406,8 @@ class Session(SessionReader):
                     )
                 yield self._migrate_body(entry, value)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
 
     def preview_bodies(self, entries: Iterable[Entry]) -> Iterator[JsonObject]:
         """Bodies enough for one-line previews, in the order given, with one open file.

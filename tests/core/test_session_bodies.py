@@ -29,3 +29,20 @@ def test_kept_bodies_are_the_bodies_read_from_disk_and_are_handed_over_once(path
         by_line = {e.line: body for e, body in zip(plain.entries, want, strict=True)}
         assert first == [by_line[entries[0].line]]
         assert list(again.bodies(order)) == [by_line[e.line] for e in order]
+
+
+@pytest.mark.parametrize("path", ALL_SESSION_FILES[-3:], ids=lambda p: p.name)
+def test_only_the_first_bytes_of_lines_are_kept_and_the_rest_read_again(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """keep_bodies keeps the objects of the first KEPT_BYTES of lines: a million entries held 850 MB."""
+    import core.session.indexing as indexing
+
+    plain = load_session(path, checksum=False)
+    want = list(plain.bodies(plain.entries))
+    budget = sum(entry.length for entry in plain.entries[:3])
+    monkeypatch.setattr(indexing, "KEPT_BYTES", budget)
+    keeping = load_session(path, checksum=False, keep_bodies=True)
+    assert sorted(keeping._kept or {}) == [entry.line for entry in plain.entries[:3]]
+    assert list(keeping.bodies(keeping.entries)) == want  # the first three kept, the rest from disk
+    assert not keeping._kept
