@@ -83,7 +83,8 @@ class CardWindow:
             first += 1
         screen = max(1, self.screen())
         end = first
-        while end < len(cards) and (end == first or self.frames.height() < screen + max(0, offset)):
+        # From the card's top (``offset`` px below the viewport's, negative when above) to the bottom.
+        while end < len(cards) and (end == first or self.frames.height() < screen - offset):
             self.frames.insert_at_end([cards[end]])
             end += 1
         self._above = self._above + cards[:first]
