@@ -96,7 +96,7 @@ class Task(Job):
             return
         # The context is made here and dropped with the call: kept on the task it would refer back to
         # it, and a task in a reference cycle waits for the cyclic collector, which does not run while
-        # tasks do (gui.scheduling). Page Up held for minutes left 35,000 such tasks, 190 MB, behind.
+        # tasks do (gui.scheduling); see also scheduling._release.
         try:
             result = fn(TaskContext(self, self.signals))
         except Exception as err:  # reported to the GUI, never raised into Qt's thread

@@ -114,8 +114,8 @@ class Prefetcher:
         """Render the stretch ``start``-``stop`` in a worker, for a later :meth:`take`.
 
         One task at a time per channel: a stretch asked for while one is out replaces the wish, and the
-        task takes the latest wish when it starts. (A task per ask, each superseded before its turn, piled
-        up while Page Up was held: 35,000 of them, about 190 MB, on the way up a 50,000-message path.)
+        task takes the latest wish when it starts. (With a task per ask, Page Up held queued one for every
+        key press, each superseded before its turn, and the workers spent the processor on them.)
         """
         if self.render_later is None or start >= stop:
             return
