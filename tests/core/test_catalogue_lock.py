@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from core.catalogue import Catalogue, CatalogueBusyError
+from tests.conftest import SHARED
 from tests.helpers import REPO, run_cli
 
-SAMPLES = (
-    REPO.parent / "shared" / "reference" / "samples" / "pi-layout" / "sessions" / "--home-dev-acme-webapp--"
-)
+SAMPLES = SHARED / "reference" / "samples" / "pi-layout" / "sessions" / "--home-dev-acme-webapp--"
 BUSY = "Another process (another Prime Sessions window or command) is updating the catalogue"
 
 # Another process holding the catalogue: ``write`` as another Prime Sessions pass does (a write

@@ -23,8 +23,9 @@ from core.usage import (
     report,
     subtree_usage,
 )
+from tests.conftest import SHARED
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+SAMPLES = SHARED / "reference"  # PRIME_SHARED_DIR, else beside the checkout
 SAMPLE_ROOTS = [
     SAMPLES / "samples" / "pi-layout" / "sessions",
     SAMPLES / "samples" / "spec-layout",

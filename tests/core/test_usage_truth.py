@@ -25,9 +25,10 @@ import pytest
 
 from core.catalogue import Catalogue
 from core.usage import UsageFilter
+from tests.conftest import SHARED as SHARED_DIR
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
+SHARED = SHARED_DIR  # PRIME_SHARED_DIR, else beside the checkout
 REFERENCE = SHARED / "reference"
 
 ALIASES = {"branchSummary": "branch_summary", "childUsageAttributed": "child_usage_attributed"}
