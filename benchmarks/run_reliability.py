@@ -215,20 +215,7 @@ def writers(edits: int, locked: bool) -> None:
             stop.touch()
             out, _err = agent.communicate(timeout=60)
         written = int(out)
-        damaged = labels = 0
-        intact: set[str] = set()
-        for raw in file.read_bytes()[len(before) :].split(b"\n"):
-            try:
-                entry = orjson.loads(raw) if raw else None
-            except orjson.JSONDecodeError:
-                damaged += 1
-                continue
-            if entry is None:
-                continue
-            if entry.get("type") == "label":
-                labels += 1
-            elif entry.get("type") == "custom" and entry["data"]["pad"] == "x" * 300:
-                intact.add(entry["id"])
+        damaged, labels, intact = _lines_after(file, before)
         lost = written - len(intact)
         mode = "taking the lock for each line's first write" if locked else "never taking the lock"
         print(f"{edits} edits while an agent ({mode}) wrote {written} lines, each in 4 write() calls:")
@@ -318,20 +305,7 @@ def contend(edits: int, processes: int, pieces: int, pause: float, gap: float) -
         stop.touch()
         out, _err = agent.communicate(timeout=60)
         written = int(out)
-        damaged = labels = 0
-        intact: set[str] = set()
-        for raw in file.read_bytes()[len(before) :].split(b"\n"):
-            try:
-                entry = orjson.loads(raw) if raw else None
-            except orjson.JSONDecodeError:
-                damaged += 1
-                continue
-            if entry is None:
-                continue
-            if entry.get("type") == "label":
-                labels += 1
-            elif entry.get("type") == "custom" and entry["data"]["pad"] == "x" * 300:
-                intact.add(entry["id"])
+        damaged, labels, intact = _lines_after(file, before)
         lost = written - len(intact)
         print(
             f"{edits} edits from {processes} processes in {took:.0f} s while an agent (no lock) wrote"
@@ -451,6 +425,25 @@ def main() -> None:
         tree(args.depths)
     else:
         purge(args.sessions)
+
+
+def _lines_after(file: Path, before: bytes) -> tuple[int, int, set[str]]:
+    """What was appended after ``before``: lines that do not parse, labels, and the agent's intact lines."""
+    damaged = labels = 0
+    intact: set[str] = set()
+    for raw in file.read_bytes()[len(before) :].split(b"\n"):
+        try:
+            entry = orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            damaged += 1
+            continue
+        if entry is None:
+            continue
+        if entry.get("type") == "label":
+            labels += 1
+        elif entry.get("type") == "custom" and entry["data"]["pad"] == "x" * 300:
+            intact.add(entry["id"])
+    return damaged, labels, intact
 
 
 if __name__ == "__main__":
