@@ -320,6 +320,10 @@ class VisibleTree:
             return "broken link"  # let core's tree decide where it goes
         if eid in self.structure.awaited:
             return "broken link"  # the parent orphans were waiting for: they move below it
+        if self.structure.cycle_roots:
+            # Core's tree cut a parent-link loop: where it cut, and so the path to a new leaf through
+            # the loop, is the whole tree's to say (a hypothesis case: a leaf under a loop of two ids).
+            return "broken link"
         info = entry.info
         if isinstance(info, LabelInfo):  # a label entry: it changes another row's label
             if self.mode == "labeled":

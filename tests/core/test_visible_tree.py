@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from core import load_session
@@ -487,6 +487,38 @@ def histories(draw: st.DrawFn) -> tuple[list[dict], list[int]]:
     return objects, cuts
 
 
+def _msg(eid: str, parent: str | None, second: int, role: str = "user") -> dict:
+    content = f"text of {eid}" if role == "user" else [{"type": "text", "text": f"text of {eid}"}]
+    minute, sec = divmod(second, 60)
+    return {
+        "id": eid,
+        "parentId": parent,
+        "timestamp": f"2026-03-04T00:{minute:02d}:{sec:02d}Z",
+        "type": "message",
+        "message": {"role": role, "content": content},
+    }
+
+
+# Found by hypothesis in CI: a leaf appended under a loop of two ids (e02 -> e08 -> e02), repeated ids.
+LOOP_UNDER_LEAF = (
+    [
+        _msg("e00", None, 0),
+        _msg("e00", "e00", 10),
+        _msg("e02", "e00", 20),
+        _msg("e00", "e02", 30),
+        _msg("e00", "e00", 40),
+        _msg("e05", "e00", 50),
+        _msg("e06", "e05", 60),
+        _msg("e02", "e08", 70),
+        _msg("e08", "e02", 80, "toolResult"),
+        _msg("e09", "e08", 90, "toolResult"),
+        _msg("e10", "e02", 100),
+    ],
+    [9],
+)
+
+
+@example(history=LOOP_UNDER_LEAF, mode="no-tools", group_size=1, use_prepared=False, asked=[], show="none")
 @settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     history=histories(),
