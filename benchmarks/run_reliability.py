@@ -186,17 +186,7 @@ def writers(edits: int, locked: bool) -> None:
     helpers = _load("tests/helpers.py", "reliability_helpers")
     work = Path(tempfile.mkdtemp())
     try:
-        file = work / "s.jsonl"
-        pi = (
-            HERE.parent
-            / "shared"
-            / "reference"
-            / "samples"
-            / "pi-layout"
-            / "sessions"
-            / "--home-dev-acme-webapp--"
-        )
-        shutil.copy(next(pi.glob("2026-03-03T*.jsonl")), file)  # the branched sample test_writer uses
+        file = _branched_sample(work)
         session = load_session(file)
         before = file.read_bytes()
         stop = work / "stop"
@@ -262,17 +252,7 @@ def contend(edits: int, processes: int, pieces: int, pause: float, gap: float) -
     helpers = _load("tests/helpers.py", "reliability_helpers")
     work = Path(tempfile.mkdtemp())
     try:
-        file = work / "s.jsonl"
-        pi = (
-            HERE.parent
-            / "shared"
-            / "reference"
-            / "samples"
-            / "pi-layout"
-            / "sessions"
-            / "--home-dev-acme-webapp--"
-        )
-        shutil.copy(next(pi.glob("2026-03-03T*.jsonl")), file)
+        file = _branched_sample(work)
         before = file.read_bytes()
         stop = work / "stop"
         share = [edits // processes + (1 if k < edits % processes else 0) for k in range(processes)]
@@ -425,6 +405,15 @@ def main() -> None:
         tree(args.depths)
     else:
         purge(args.sessions)
+
+
+def _branched_sample(work: Path) -> Path:
+    """A copy of the branched sample session test_writer uses, as ``work/s.jsonl``."""
+    samples = HERE.parent / "shared" / "reference" / "samples"
+    pi = samples / "pi-layout" / "sessions" / "--home-dev-acme-webapp--"
+    file = work / "s.jsonl"
+    shutil.copy(next(pi.glob("2026-03-03T*.jsonl")), file)
+    return file
 
 
 def _lines_after(file: Path, before: bytes) -> tuple[int, int, set[str]]:
