@@ -321,8 +321,9 @@ class VisibleTree:
         if eid in self.structure.awaited:
             return "broken link"  # the parent orphans were waiting for: they move below it
         if self.structure.cycle_roots:
-            # Core's tree cut a parent-link loop: where it cut, and so the path to a new leaf through
-            # the loop, is the whole tree's to say (a hypothesis case: a leaf under a loop of two ids).
+            # Core's tree cut a parent-link loop: where it cut, the path to a new leaf through the loop
+            # (a hypothesis case: a leaf under a loop of two ids) and a new root's place (before the roots
+            # cut at) are the whole tree's to say.
             return "broken link"
         info = entry.info
         if isinstance(info, LabelInfo):  # a label entry: it changes another row's label
@@ -344,9 +345,7 @@ class VisibleTree:
         if anchor is None:
             if pid is not None:
                 return "hidden top", None
-            if self.structure.cycle_roots:
-                return "broken link", None  # a new root goes before the roots core's tree cut loops at
-            return None, None
+            return None, None  # (a session with a cut loop never gets here: see _refusal)
         if not siblings:
             # Its only child now: it starts the chain of a head (is_head, written out: a live tail
             # passes here for every entry), or joins the chain the anchor is in.
