@@ -82,7 +82,6 @@ class Prefetcher:
         self._on_ready = on_ready  # a stretch rendered ahead arrived
         self._key: tuple[int, Look] | None = None  # id of the source and the look the stretches are for
         self._ready: dict[tuple[int, int], list[Rendered]] = {}
-        self._asked: dict[str, tuple[int, int]] = {}  # channel -> the stretch wanted there
         self._wanted: dict[str, tuple[PathCards | ContextCards, int, int, Look]] = {}  # channel -> its wish
         self._running: set[str] = set()  # channels with a task out (started, not yet reported)
 
@@ -92,7 +91,6 @@ class Prefetcher:
         if key != self._key:
             self._key = key
             self._ready.clear()
-            self._asked.clear()
             self._wanted.clear()
             self._running.clear()  # a task still out reports to nobody: the next ask starts a new one
 
@@ -102,7 +100,7 @@ class Prefetcher:
 
     def waiting(self) -> bool:
         """Whether a stretch is being rendered ahead now (the view can wait for it rather than render)."""
-        return bool(self._asked) and self.render_later is not None
+        return bool(self._wanted) and self.render_later is not None
 
     def take(self, source: PathCards | ContextCards, start: int, stop: int, look: Look) -> list[Rendered]:
         """The stretch ``start``-``stop``: rendered ahead if it was, else now."""
@@ -121,10 +119,9 @@ class Prefetcher:
             return
         self.reset(source, look)
         span = (start, stop)
-        if span in self._ready or self._asked.get(channel) == span:
+        if span in self._ready or _span(self._wanted.get(channel)) == span:
             return
-        self._asked[channel] = span  # replaces the request before it on that channel
-        self._wanted[channel] = (source, start, stop, look)
+        self._wanted[channel] = (source, start, stop, look)  # replaces the wish before it on that channel
         if channel not in self._running:
             self._start(channel)
 
@@ -148,9 +145,8 @@ class Prefetcher:
             if isinstance(result, tuple):
                 (source, start, stop, look), cards = result
                 span = (start, stop)
-                if self._asked.get(channel) == span:
-                    del self._asked[channel]
-                    del self._wanted[channel]
+                if _span(wanted.get(channel)) == span:
+                    del wanted[channel]
                 if self._key == (id(source), look):
                     self._ready[span] = cards
                     if len(self._ready) > 8:  # the reader turned back: keep the newest only
@@ -160,3 +156,8 @@ class Prefetcher:
                 self._start(channel)  # asked for another stretch meanwhile
 
         render_later(channel, work, done)
+
+
+def _span(wish: tuple[PathCards | ContextCards, int, int, Look] | None) -> tuple[int, int] | None:
+    """The slots a wish asks for, ``(start, stop)``."""
+    return (wish[1], wish[2]) if wish is not None else None
