@@ -260,8 +260,11 @@ def test_a_task_is_let_go_once_the_pool_is_done_with_it(
                     f"c{number}", lambda _context, n=number: n, results.append, priority=Priority.FOREGROUND
                 )
             tasks.extend(weakref.ref(job) for job in runner.scheduler._jobs)
+        # The result (and busy False) reaches the GUI thread before run() sets done_at in the pool thread:
+        # on a loaded machine the last few jobs were not done yet when "last" pruned.
+        qtbot.waitUntil(lambda: not runner.scheduler.unfinished(), timeout=TIMEOUT)
         runner.start("last", lambda _context: 0, results.append, priority=Priority.FOREGROUND)  # prunes
         assert sorted(results[:20]) == list(range(20))
-        assert sum(ref() is not None for ref in tasks) <= 1  # the one just started, at most
+        assert sum(ref() is not None for ref in tasks) == 0
     finally:
         gc.enable()
