@@ -19,6 +19,7 @@ from PySide6.QtCore import QByteArray, QPoint, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QMainWindow, QMenu, QSplitter, QTabWidget, QWidget
 
+from core.catalogue import default_catalogue_dir
 from core.formatting import title
 from gui.actions import MENUS, ActionRegistry
 from gui.controllers.catalogue import CatalogueController
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.opened = OpenSessionController(
             context, self.tree_model, self.tree, self.filter_mode, self.diagnostics_panel, actions
         )
+        self.opened.catalogue_dir = catalogue_dir if catalogue_dir is not None else default_catalogue_dir()
         self.catalogue = CatalogueController(
             context,
             self.list_model,

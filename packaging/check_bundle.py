@@ -313,15 +313,30 @@ def check_frozen_only(frozen: Run, place: Path, report: Report) -> None:
     done = frozen("--version")
     said = done.stdout.decode().strip()
     report.check(said == f"prime-sessions {version}", f"--version says {said!r}", f"pyproject says {version}")
-    done = frozen("index", sessions, "--catalogue", place / "catalogue-readers", readers=1)
+    catalogue = place / "catalogue-readers"
+    done = frozen(
+        "index", sessions, "--catalogue", catalogue, readers=1, more={"PRIME_SESSIONS_SNAPSHOT_MIN": "0"}
+    )
     report.check(
         b"read whole (8 of them by 1 reader process(es))" in done.stdout,
         "index with a reader process: the binary starts itself as the worker",
         (done.stdout + done.stderr).decode(errors="replace"),
     )
+    # The reader process wrote each session's snapshot (what the window reopens a big session from), and
+    # it is whole: the sources read it back as the session they read from the file.
+    from core.catalogue.snapshots import read_snapshot
+    from core.session import load_session
+
+    branched = sessions / BRANCHED
+    restored = read_snapshot(catalogue, os.path.abspath(branched))
+    expected = [(e.id, e.parent_id, e.line) for e in load_session(branched).entries]
+    report.check(
+        restored is not None and [(e.id, e.parent_id, e.line) for e in restored.session.entries] == expected,
+        f"index wrote snapshots in its reader process, read back whole ({len(expected)} entries)",
+        "no snapshot" if restored is None else "the snapshot differs from the file",
+    )
     # A PDF painted by two child processes (the binary starts itself as each) and joined: the same
     # pages and text as the one-child export the comparison with the sources checked.
-    branched = sessions / BRANCHED
     parts = {}
     for count in (1, 2):
         target = place / f"parts-{count}.pdf"

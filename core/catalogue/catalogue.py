@@ -165,7 +165,7 @@ class Catalogue:
             batch = _Batch(conn)
             jobs = list(jobs_of(work))
             workers = reader_count(sum(st.st_size for _path, st in jobs)) if jobs else 0
-            readers = Readers(jobs, workers) if workers else None
+            readers = Readers(jobs, workers, str(self.folder)) if workers else None
             stats.readers = workers
             try:
                 self._read_files(batch, work, stats, progress, cancel, readers)
@@ -176,6 +176,10 @@ class Catalogue:
                 if readers is not None:
                     readers.close()
                 batch.abort()  # an error escaped: what the open batch wrote is undone
+            if stats.files_removed:
+                from core.catalogue.snapshots import prune_snapshots  # not for every CLI command
+
+                prune_snapshots(self.folder)
             if batch.replaced and not stats.cancelled:
                 # Files read again whole may have lost texts (an edited file); a cancelled pass leaves
                 # that to the next pass that removes a file.

@@ -63,14 +63,16 @@ def reader_count(bytes_to_read: int) -> int:
     return min(4, os.cpu_count() or 1)
 
 
-def _read(path: str, st: os.stat_result, folder: str, seq: int) -> str:
+def _read(path: str, st: os.stat_result, folder: str, seq: int, snapshots: str | None) -> str:
     """In a worker: read one file whole; return the name of the file holding the pickled result.
 
     Results go through a file, not the executor's pipe: the pipe moves 64 KB per read, and each
     read in the parent waits for the GIL held by the writer thread, which made a worker as slow
     as the writer. One read of a file in the page cache costs one system call. A file with a lot of
     text hands its parts over the same way while it is read (``SEQ-N.part``), so neither process
-    holds all its texts; the parent takes them as they appear (:meth:`Readers.take`).
+    holds all its texts; the parent takes them as they appear (:meth:`Readers.take`). A big file's
+    snapshot is written into the catalogue's folder ``snapshots`` (see :func:`read_whole`): here, since
+    pickling it holds the interpreter for seconds, which a window's process cannot spare.
     """
     if len(_handed) > _HANDED_LIMIT:
         _handed.clear()  # texts are handed over again: more to pickle, never wrong
@@ -84,7 +86,7 @@ def _read(path: str, st: os.stat_result, folder: str, seq: int) -> str:
         parts += 1
 
     name = os.path.join(folder, f"{seq}.pickle")
-    _publish(read_whole(path, st, _handed, hand_over), name)
+    _publish(read_whole(path, st, _handed, hand_over, snapshots), name)
     return name
 
 
@@ -121,12 +123,15 @@ class Readers:
     results are dropped.
     """
 
-    def __init__(self, jobs: list[tuple[str, os.stat_result]], workers: int) -> None:
+    def __init__(
+        self, jobs: list[tuple[str, os.stat_result]], workers: int, snapshots: str | None = None
+    ) -> None:
         self._jobs = iter(jobs)
         self._pending: deque[tuple[str, int, int, Future[str]]] = deque()
         self._queued_bytes = 0
         self._submitted = 0
         self._window = workers * (1 + _AHEAD)
+        self._snapshots = snapshots  # the catalogue's folder, where big files' snapshots go
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -142,7 +147,7 @@ class Readers:
             path, st = job
             seq = self._submitted
             self._submitted += 1
-            future = self._pool.submit(_read, path, st, self._folder, seq)
+            future = self._pool.submit(_read, path, st, self._folder, seq, self._snapshots)
             self._pending.append((path, seq, st.st_size, future))
             self._queued_bytes += st.st_size
 

@@ -262,6 +262,7 @@ def read_whole(
     st: os.stat_result,
     handed: set[int] | None = None,
     on_part: Callable[[Part], None] | None = None,
+    snapshots: str | None = None,
 ) -> WholeRead:
     """Read one session file whole into catalogue rows.
 
@@ -273,6 +274,9 @@ def read_whole(
         on_part: given, the rows and texts are handed to it in :class:`Part` s whenever ``part_text``
             characters of text have gathered, and the result holds only the rest. Memory then follows
             the number of entries, not the bytes of text (:func:`part_text` characters per part).
+        snapshots: the catalogue's folder, given when this read runs in a reader process: a file of
+            :func:`~core.catalogue.snapshots.min_bytes` or more then also gets its snapshot there, which
+            reopening it in the window loads instead of parsing it again.
 
     Raises:
         SessionReadError: the file cannot be read at all.
@@ -303,6 +307,8 @@ def read_whole(
             docs.clear()
             gathered = 0
 
+    if snapshots is not None and st.st_size >= _snapshot_min():
+        _save_snapshot(snapshots, path)
     session = Session(path, checksum=False, observer=observe)
     usage = collector.finish(keep_empty=True)
     # The summary's totals need the usage of tool results and summaries: hand over what was parsed.
@@ -371,6 +377,31 @@ def read_whole(
         path_lines,
         touched.rows(summary.cwd),
     )
+
+
+def _snapshot_min() -> int:
+    from core.catalogue.snapshots import min_bytes  # imported when asked: the CLI imports this module
+
+    return min_bytes()
+
+
+def _save_snapshot(folder: str, path: str) -> None:
+    """Write the snapshot of ``path``: its session and default tree structure, as the window's load has them.
+
+    A read of its own, not the catalogue's: an observed read folds deep values as it goes and parses huge
+    lines whole, so its index differs from the window's in what it notes. It costs a second parse of a big
+    file, in a reader process (benchmarks/README.md, "Reopening a gigabyte session").
+    """
+    from core.catalogue.snapshots import write_snapshot
+    from core.errors import SessionReadError
+    from core.session import load_session
+    from core.visible.structure import prepare
+
+    try:
+        session = load_session(path)
+        write_snapshot(folder, session, prepare(session))
+    except (SessionReadError, OSError, ValueError):
+        pass  # a cache: without it, reopening parses the file as before
 
 
 def _unhanded(texts: dict[int, str], handed: set[int] | None) -> dict[int, str]:

@@ -68,6 +68,9 @@ class Diagnostic:
     def _key(self) -> tuple[int, str, str, str | None]:
         return (self.line, self.kind, self.message, self.entry_id)
 
+    def __reduce__(self) -> tuple[type[Diagnostic], tuple[int, str, str, str | None]]:
+        return (Diagnostic, self._key())  # made again by __init__: pickle's default would set attributes
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Diagnostic) and self._key() == other._key()
 

@@ -14,6 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
@@ -40,23 +41,31 @@ _EXPAND_AT_ONCE = 20  # levels above the leaf expanded in one go (most sessions 
 _EXPAND_BUDGET_SECS = 0.02  # beyond that, time spent expanding per turn of the event loop
 
 
-def load(path: str, filter_mode: str, children: Sequence[ChildSession] = ()) -> tuple[Session, TreeStructure]:
+def load(
+    path: str, filter_mode: str, children: Sequence[ChildSession] = (), catalogue_dir: Path | None = None
+) -> tuple[Session, TreeStructure]:
     """Worker: index one session file, find its diagnostics and the tree's visible structure.
 
     All of it is Python work that would otherwise stall the window for ~100 ms on a 20,000-entry session.
     The leaf, shown first, is rendered once here and thrown away: that imports cmark, Pygments and
     the lexers its code needs (~100 ms on first use) off the GUI thread. ``children``: the listed child
-    sessions of this one, which its launching messages link to.
+    sessions of this one, which its launching messages link to. A big session the catalogue in
+    ``catalogue_dir`` keeps a snapshot of comes from that snapshot (:mod:`core.catalogue.snapshots`): a
+    reopened gigabyte session is not parsed again.
     """
+    from core.catalogue.snapshots import read_snapshot
     from core.kinds.notes import session_notes
     from core.render import render_entry
     from core.session import load_session
     from core.session.subagents import launches
 
-    session = load_session(path)
+    restored = read_snapshot(catalogue_dir, path) if catalogue_dir is not None else None
+    session = restored.session if restored is not None else load_session(path)
     session.child_sessions = launches(session, children)
     session.diagnostics  # noqa: B018 (computed here, off the GUI thread)
-    structure = BranchTreeModel.prepare(session, filter_mode)
+    structure = restored.structure if restored is not None else None
+    if structure is None or not structure.matches(session, filter_mode):
+        structure = BranchTreeModel.prepare(session, filter_mode)
     leaf = session.leaf
     if leaf is not None:
         render_entry(leaf, session.body(leaf))
@@ -95,6 +104,8 @@ class OpenSessionController(QObject):
         self._loading_path: str | None = None
         self._pending_entry: str | None = None  # select this entry once the loading session arrives
         self.load_error: str | None = None  # why the last requested file could not be read
+        # The catalogue's folder, with big sessions' snapshots (None: read the file); set by the window.
+        self.catalogue_dir: Path | None = None
         self._render_deferred = False  # while a loaded session's leaf is selected (see _on_loaded)
         self._holding = False  # background passes wait: a session is being loaded and shown
         # Where the reader is when it is not the tree's current row: the entry at the top of the
@@ -241,7 +252,7 @@ class OpenSessionController(QObject):
         children = self._children_of(path)
         self._context.runner.start(
             "load",
-            lambda _task: load(path, mode, children),
+            lambda _task: load(path, mode, children, self.catalogue_dir),
             self._on_loaded,
             self._on_failed,
             priority=Priority.FOREGROUND,

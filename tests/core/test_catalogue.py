@@ -956,7 +956,9 @@ def test_a_missing_text_or_a_dead_worker_means_reading_in_process(
     alone.refresh(roots)
     monkeypatch.setenv("PRIME_SESSIONS_READERS", "1")
     monkeypatch.setattr(
-        catalogue_module, "Readers", lambda jobs, workers: _FakeReaders(jobs, workers, **{outcome: True})
+        catalogue_module,
+        "Readers",
+        lambda jobs, workers, _snapshots: _FakeReaders(jobs, workers, **{outcome: True}),
     )
     other = Catalogue(tmp_path / "other")
     stats = other.refresh(roots)
