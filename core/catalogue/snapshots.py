@@ -1,9 +1,9 @@
 """Snapshots of big sessions' indexes beside the catalogue: reopening a gigabyte session skips its parse.
 
-A whole read of a session file of :func:`min_bytes` or more (in a catalogue reader process, which parses it
-anyway) also writes what the window's load would compute from it: the session's index (every entry, the
-lookups, labels, name, diagnostics, the checksum of the bytes read) and the branch tree's visible structure in
-the default filter mode. Reopening it then loads that in well under the parse's time (figures in
+A whole read of a session file of :func:`min_bytes` or more (in a catalogue reader process) also writes what
+the window's load would compute from it: the session's index (every entry, the lookups, labels, name,
+diagnostics, the checksum of the bytes read), the branch tree's visible structure and the transcript to the
+leaf, both in the default filter mode. Reopening it then loads that in well under the parse's time (figures in
 benchmarks/README.md, "Reopening a gigabyte session") and reads only what was appended since, exactly as a
 live session's :meth:`~core.session.session.Session.refresh` does.
 
@@ -43,6 +43,13 @@ from core.session.entry import AssistantInfo, CompactionInfo, ContextEditInfo, E
 from core.session.session import Session
 from core.session.tree import SessionTree
 from core.visible.structure import TreeStructure
+from core.visible.transcript import (
+    Switch,
+    keep_leaf_transcript,
+    transcript_from_parts,
+    transcript_of,
+    transcript_parts,
+)
 
 __all__ = ["Restored", "min_bytes", "prune_snapshots", "read_snapshot", "snapshot_file", "write_snapshot"]
 
@@ -73,7 +80,7 @@ _NOT_SAVED = frozenset({"_observer", "child_sessions", "_kept"})
 # The only classes a snapshot may make: what an index holds, nothing that runs code.
 _CLASSES = {
     (cls.__module__, cls.__qualname__): cls
-    for cls in (AssistantInfo, CompactionInfo, ContextEditInfo, LabelInfo, Diagnostic)
+    for cls in (AssistantInfo, CompactionInfo, ContextEditInfo, LabelInfo, Diagnostic, Switch)
 }
 
 
@@ -195,6 +202,7 @@ def write_snapshot(
     state = {key: value for key, value in vars(session).items() if key not in _NOT_SAVED}
     del state["entries"], state["by_id"]  # by_id is rebuilt: quicker than unpickled
     shape = {name: getattr(structure, name) for name in TreeStructure.__slots__ if name != "session"}
+    reading = transcript_parts(transcript_of(session, None, "default"))
     columns = [[getattr(entry, name) for entry in entries] for name in _ENTRY_FIELDS]
     columns.append([entry.info for entry in entries])
     target = snapshot_file(catalogue_folder, session.path)
@@ -210,7 +218,7 @@ def write_snapshot(
             for column in columns:
                 for start in range(0, len(column), _PIECE):
                     pickler.dump(column[start : start + _PIECE])
-            for part in (state, shape):
+            for part in (state, shape, reading):
                 pickler.dump(list(part))
                 for value in part.values():
                     _dump_value(pickler, value)
@@ -393,6 +401,7 @@ def read_snapshot(catalogue_folder: str | os.PathLike[str], path: str) -> Restor
                 unpickler.persistent_load = entries.__getitem__  # type: ignore[method-assign]
                 state = {name: _load_value(unpickler) for name in unpickler.load()}
                 shape = {name: _load_value(unpickler) for name in unpickler.load()}
+                reading = {name: _load_value(unpickler) for name in unpickler.load()}
             if buffered.read(_CRC.size + 1) != _CRC.pack(handle.crc):
                 return None  # damaged (or cut short) since it was written
     except (
@@ -417,6 +426,7 @@ def read_snapshot(catalogue_folder: str | os.PathLike[str], path: str) -> Restor
     for name, value in shape.items():
         setattr(structure, name, value)
     structure.session = session
+    keep_leaf_transcript(session, transcript_from_parts(reading, session))
     try:
         result = session.refresh()
     except SessionReadError:  # the file went away since the checks: the caller reads it, or says why

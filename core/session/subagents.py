@@ -332,6 +332,9 @@ def launches(session: Session, children: Iterable[ChildSession]) -> dict[str, tu
     assistant messages that stopped for a tool call (the subagent tool of the pi extensions). A child made
     before every such message goes to the first of them; a session without any launches nothing.
     """
+    children = list(children)
+    if not children:
+        return {}  # most sessions: no pass over their entries (0.35 s at 520,000)
     targets = set(session.usage_overrides)
     candidates = [e for e in session.entries if e.id in targets and isinstance(e.info, AssistantInfo)]
     if not candidates:

@@ -20,7 +20,8 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
+from weakref import WeakKeyDictionary
 
 from core.kinds.registry import entry_preview, kind_of
 from core.visible.filters import check_mode, passes
@@ -96,6 +97,36 @@ class Transcript:
     def __len__(self) -> int:
         return len(self.entries)
 
+    def grown(self, chain: list[tuple[Entry, bool]], leaf_id: str | None) -> Transcript:
+        """This transcript continued below its last slot by ``chain``, to ``leaf_id``.
+
+        ``chain`` is in path order, True where the entry gets a slot. This one is left as it was (a view
+        may still hold it).
+        """
+        new = Transcript.__new__(Transcript)
+        entries = [*self.entries]
+        hidden_before = dict(self.hidden_before)
+        waiting = list(self.hidden_last)  # hidden after the last slot: before the next slot now
+        for entry, shown in chain:
+            if shown:
+                for hidden in waiting:
+                    hidden_before[hidden] = len(entries)
+                waiting.clear()
+                entries.append(entry)
+            else:
+                waiting.append(entry.id)
+        new.entries, new.leaf_id, new.mode, new.switches = entries, leaf_id, self.mode, self.switches
+        new.hidden_before, new.hidden_last, new.lookup = hidden_before, frozenset(waiting), self.lookup
+        added = entries[len(self.entries) :]
+        lines = self._lines
+        if lines is not None and all(a.line < b.line for a, b in pairwise(entries[len(self.entries) - 1 :])):
+            new._lines, new._index = array("q", lines), None
+            new._lines.extend(entry.line for entry in added)
+        else:  # one index by id, as __post_init__ makes when lines go back up
+            new._lines = None
+            new._index = {entry.id: slot for slot, entry in enumerate(entries)}
+        return new
+
     def slot_of(self, entry_id: str | None) -> int | None:
         """The slot of an entry, None when the transcript does not show it."""
         if entry_id is None:
@@ -138,6 +169,11 @@ class Transcript:
 def transcript_of(session: Session, entry_id: str | None, mode: str) -> Transcript:
     """The transcript of the conversation through ``entry_id`` (the session's leaf when None).
 
+    The conversation to the session's leaf is kept for each session (one mode at a time) and, when the
+    session grew at its leaf, extended by the entries appended rather than made again: a window asks for
+    it on its GUI thread after every append, and walking a 520,000-entry path took 1.2 s. A loader can
+    make it in its worker first.
+
     Args:
         session: the loaded session.
         entry_id: any entry of the conversation (a selected row); None or an unknown id gives the
@@ -146,6 +182,138 @@ def transcript_of(session: Session, entry_id: str | None, mode: str) -> Transcri
     """
     check_mode(mode)
     start = entry_id if entry_id is not None and session.get(entry_id) is not None else session.leaf_id
+    kept = _leaf_transcript(session, mode)
+    if kept is not None and (start is None or start == kept.leaf_id or kept.on_path(start)):
+        return kept
+    made = _made(session, start, mode)
+    if made.leaf_id is not None and made.leaf_id == session.leaf_id:
+        _LEAF_TRANSCRIPTS[session] = _keep(session, made)
+    return made
+
+
+class _Kept(NamedTuple):
+    """A session's transcript to its leaf, and what the session was when it was made."""
+
+    transcript: Transcript
+    entries: int  # how many entries the session had
+    ids: int  # how many distinct ids
+    leaf_had_children: bool  # its leaf had children (lines before it naming it): never extended
+    awaited: frozenset[str]  # parents that orphans name: an entry appended with one adopts them
+
+
+# Weak: a session let go takes its transcript along.
+_LEAF_TRANSCRIPTS: WeakKeyDictionary[Session, _Kept] = WeakKeyDictionary()
+
+
+def keep_leaf_transcript(session: Session, transcript: Transcript | None) -> None:
+    """Keep ``transcript`` as ``session``'s transcript to its leaf (one brought back from a snapshot)."""
+    if transcript is not None and transcript.leaf_id is not None and transcript.leaf_id == session.leaf_id:
+        _LEAF_TRANSCRIPTS[session] = _keep(session, transcript)
+
+
+def transcript_parts(transcript: Transcript) -> dict[str, object]:
+    """What a snapshot keeps of ``transcript`` (:func:`transcript_from_parts` makes it again)."""
+    return {
+        "entries": transcript.entries,
+        "leaf_id": transcript.leaf_id,
+        "mode": transcript.mode,
+        "switches": transcript.switches,
+        "hidden_before": transcript.hidden_before,
+        "hidden_last": list(transcript.hidden_last),
+        "lines": transcript._lines.tobytes() if transcript._lines is not None else None,
+    }
+
+
+def transcript_from_parts(parts: dict[str, object], session: Session) -> Transcript | None:
+    """The transcript :func:`transcript_parts` took apart, for ``session``; None if the parts are not one."""
+    entries, lines, hidden_last = parts.get("entries"), parts.get("lines"), parts.get("hidden_last")
+    switches, hidden_before, mode = parts.get("switches"), parts.get("hidden_before"), parts.get("mode")
+    if not (
+        isinstance(entries, list)
+        and isinstance(switches, dict)
+        and isinstance(hidden_before, dict)
+        and isinstance(hidden_last, list)
+        and isinstance(mode, str)
+        and isinstance(lines, bytes | None)
+    ):
+        return None
+    made = Transcript.__new__(Transcript)
+    made.entries, made.mode, made.switches, made.hidden_before = entries, mode, switches, hidden_before
+    leaf_id = parts.get("leaf_id")
+    made.leaf_id = leaf_id if isinstance(leaf_id, str) else None
+    made.hidden_last, made.lookup = frozenset(hidden_last), session.get
+    if lines is not None:
+        made._lines, made._index = array("q"), None
+        made._lines.frombytes(lines)
+    else:
+        made._lines, made._index = None, {entry.id: slot for slot, entry in enumerate(entries)}
+    return made
+
+
+def _keep(session: Session, transcript: Transcript) -> _Kept:
+    tree, by_id, leaf = session.tree, session.by_id, session.leaf_id
+    awaited = frozenset(
+        root.parent_id for root in tree.roots if root.parent_id is not None and root.parent_id not in by_id
+    )
+    had_children = leaf is not None and bool(tree.children.get(leaf))
+    return _Kept(transcript, len(session.entries), len(by_id), had_children, awaited)
+
+
+def _leaf_transcript(session: Session, mode: str) -> Transcript | None:
+    """The kept transcript to ``session``'s leaf in ``mode``, extended by what was appended; None if none.
+
+    Extended only when the session grew as agents grow it: every appended entry on one chain down from the
+    old leaf, no id repeated or awaited by an orphan, the old leaf shown by the filter and childless before.
+    Anything else (a branch, the labeled mode, whose rows depend on labels) makes it again.
+    """
+    kept = _LEAF_TRANSCRIPTS.get(session)
+    if kept is None or kept.transcript.mode != mode:
+        return None
+    old, entries = kept.transcript, session.entries
+    if kept.entries == len(entries):
+        return old if old.leaf_id == session.leaf_id else None
+    added = entries[kept.entries :]
+    if (
+        mode == "labeled"
+        or kept.leaf_had_children
+        or kept.entries > len(entries)
+        or len(session.by_id) - kept.ids != len(added)
+        or not old.entries
+        or old.entries[-1].id != old.leaf_id
+        or any(entry.id in kept.awaited for entry in added)
+    ):
+        return None
+    chain = _chain_down(session, old.entries[-1].id, added)
+    if chain is None or not passes(old.entries[-1], mode, session):
+        return None
+    leaf = session.leaf_id
+    grown = old.grown([(entry, entry.id == leaf or passes(entry, mode, session)) for entry in chain], leaf)
+    _LEAF_TRANSCRIPTS[session] = kept._replace(
+        transcript=grown, entries=len(entries), ids=len(session.by_id), leaf_had_children=False
+    )
+    return grown
+
+
+def _chain_down(session: Session, top: str, added: list[Entry]) -> list[Entry] | None:
+    """``added`` in path order when they are one chain from a child of ``top`` to the leaf, else None."""
+    by_id = session.by_id
+    fresh = {id(entry) for entry in added}
+    chain: list[Entry] = []
+    entry = session.get(session.leaf_id)
+    while entry is not None and id(entry) in fresh and len(chain) < len(added):
+        chain.append(entry)
+        parent = entry.parent_id
+        if parent == top:
+            break
+        entry = by_id.get(parent) if parent is not None and parent != entry.id else None
+    if len(chain) != len(added) or not chain or chain[-1].parent_id != top:
+        return None
+    chain.reverse()
+    return chain
+
+
+def _made(session: Session, start: str | None, mode: str) -> Transcript:
+    """The transcript of the conversation through ``start``, walked whole."""
     path = conversation(session, start) if start is not None else []
     leaf_id = path[-1].id if path else None
     session_leaf = session.leaf_id

@@ -58,6 +58,7 @@ def load(
     from core.render import render_entry
     from core.session import load_session
     from core.session.subagents import launches
+    from core.visible.transcript import transcript_of
 
     restored = read_snapshot(catalogue_dir, path) if catalogue_dir is not None else None
     session = restored.session if restored is not None else load_session(path)
@@ -70,6 +71,7 @@ def load(
     if leaf is not None:
         render_entry(leaf, session.body(leaf))
     session_notes(session)  # cached for the transcript: a pass over every entry (42 ms at 520,000)
+    transcript_of(session, None, filter_mode)  # kept for the transcript: the path walked (1.2 s at 520,000)
     # A full collection scans every tracked object: ~100,000 with a 20,000-entry session open, ~20 ms with
     # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it;
     # unfreezing first hands what the previous session left in cycles back to the collector.

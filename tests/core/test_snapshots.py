@@ -22,7 +22,9 @@ from core.catalogue import snapshots as snapshots_module
 from core.catalogue.snapshots import prune_snapshots, read_snapshot, snapshot_file, write_snapshot
 from core.session import Session, load_session
 from core.session.entry import Entry
+from core.visible import transcript as transcript_module
 from core.visible.structure import TreeStructure, prepare
+from core.visible.transcript import Transcript, transcript_of
 from tests.conftest import CORPUS, DEMO, SAMPLES, SHARED
 from tests.core.hostile_sessions import FIELDS, nested, session_bytes
 from tests.core.test_reading_properties import session_bytes as generated_session
@@ -56,6 +58,21 @@ def _plain(value: object) -> object:
     return value
 
 
+def _reading(transcript: Transcript) -> tuple[object, ...]:
+    ids = [entry.id for entry in transcript.entries]
+    slots = [transcript.slot_of(entry_id) for entry_id in ids] + [
+        transcript.nearest_slot(i) for i in transcript.hidden_before
+    ]
+    return (
+        ids,
+        transcript.leaf_id,
+        transcript.switches,
+        transcript.hidden_before,
+        transcript.hidden_last,
+        slots,
+    )
+
+
 def _state(session: Session) -> dict[str, object]:
     session.tree  # noqa: B018 (made when asked: both routes made it)
     session.diagnostics  # noqa: B018
@@ -81,6 +98,12 @@ def _agree(folder: Path, path: Path, *, appended: bool = False) -> None:
     assert restored is not None, "the snapshot was not used"
     state, structure = _fresh(path)
     assert _state(restored.session) == state
+    # The transcript to the leaf came with it (or was extended by the lines appended): as if walked.
+    kept = transcript_module._LEAF_TRANSCRIPTS.get(restored.session)
+    walked = transcript_module._made(restored.session, restored.session.leaf_id, "default")
+    if walked.leaf_id is not None and walked.leaf_id == restored.session.leaf_id:
+        assert kept is not None
+        assert _reading(transcript_of(restored.session, None, "default")) == _reading(walked)
     if appended:
         assert restored.structure is None  # made again by the caller: the file grew
     else:
