@@ -7,7 +7,9 @@ times, 978 MB), in one run, each command a fresh process (offscreen, a private h
    catalogue's reader process parses it and writes its snapshot (wall, peak RSS of the largest process).
 2. ``reopen``: the window started on that folder and catalogue, opening the file: seconds from the open to
    the tree at the leaf (``session_loaded``) and to the transcript's cards shown, the longest GUI-thread
-   stall over that time (a 5 ms timer's longest gap, less 5 ms), the window's peak RSS.
+   stall over that time (a 5 ms timer's longest gap, less 5 ms), the window's peak RSS. Then one message
+   appended to the file as an agent appends it: seconds until the tree and the transcript end at it, and the
+   longest stall over that time.
 3. ``file``: the same with the snapshot moved away: the route every open took before (the file parsed).
 4. For scale, in the same run: the bare parse (``bare_parse.py``: read, ``orjson.loads`` every line, keep
    nothing) and pi 1.6.0 (``PI_REF=latest node open-once.mjs FILE``).
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -81,6 +84,36 @@ def child(root: str, catalogue: str, target: str) -> int:
         result["cards_s"] = time.perf_counter() - started[0]
         result["stall_ms"] = stall[0] * 1000
         result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        QTimer.singleShot(1000, append)
+
+    def append() -> None:  # the agent writes one more message: the tree and the transcript follow it
+        session = window.opened.session
+        line = {
+            "type": "message",
+            "id": "reopen01",
+            "parentId": session.leaf_id if session is not None else None,
+            "timestamp": "2026-12-06T00:00:00.000Z",
+            "message": {"role": "user", "content": "One more thing", "timestamp": 1796515200000},
+        }
+        stall[0] = 0.0
+        started[0] = last[0] = time.perf_counter()
+        with open(target, "ab") as handle:
+            handle.write(json.dumps(line).encode() + b"\n")
+        wait_append()
+
+    def wait_append() -> None:
+        session, view = window.opened.session, window.transcript
+        source = view.card_source
+        if session is None or session.leaf_id != "reopen01" or source is None or len(source) == 0:
+            QTimer.singleShot(1, wait_append)
+            return
+        if source.transcript.leaf_id != "reopen01":  # type: ignore[attr-defined]
+            QTimer.singleShot(1, wait_append)
+            return
+        app.processEvents()
+        tick()
+        result["append_s"] = time.perf_counter() - started[0]
+        result["append_stall_ms"] = stall[0] * 1000
         print("RESULT " + json.dumps(result), flush=True)
         window.close()
         app.quit()
@@ -127,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp) / "sessions"
         root.mkdir()
         target = root / args.session.name
-        os.link(args.session.resolve(), target)
+        shutil.copyfile(args.session, target)  # a copy: each window appends a line to it
+        written = target.stat()
         catalogue = Path(tmp) / "catalogue"
         env = private_environment(Path(tmp) / "home")
         env["QT_QPA_PLATFORM"] = "offscreen"
@@ -147,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                 finally:
                     if route == "file":
                         aside.replace(snapshot)
+                    # Back to what was catalogued (size and time), so the snapshot holds for the next run.
+                    os.truncate(target, written.st_size)
+                    os.utime(target, ns=(written.st_atime_ns, written.st_mtime_ns))
                 print(f"run {number + 1} {route}: {found}", flush=True)
                 rows.setdefault(route, []).append(
                     (
@@ -154,21 +191,30 @@ def main(argv: list[str] | None = None) -> int:
                         found.get("cards_s", float("nan")),
                         found.get("stall_ms", float("nan")),
                         found["process_peak_mib"],
+                        found.get("append_s", float("nan")),
+                        found.get("append_stall_ms", float("nan")),
                     )
                 )
             wall, rss, _ = run([sys.executable, str(REPO / "benchmarks" / "bare_parse.py"), str(target)])
-            rows.setdefault("bare parse", []).append((wall, wall, float("nan"), rss))
+            nan = float("nan")
+            rows.setdefault("bare parse", []).append((wall, wall, nan, rss, nan, nan))
             if oracle is not None:
                 pienv = {**os.environ, "PI_REF": "latest"}
                 wall, rss, _ = run(["node", str(oracle / "open-once.mjs"), str(target)], pienv)
-                rows.setdefault("pi 1.6.0 open", []).append((wall, wall, float("nan"), rss))
+                rows.setdefault("pi 1.6.0 open", []).append((wall, wall, nan, rss, nan, nan))
     print()
     print(f"{args.session.name}, {args.session.stat().st_size / 1e6:,.0f} MB, {args.runs} runs each")
     print()
-    print("| route | tree at the leaf s | cards shown s | longest stall ms | peak RSS MiB |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| route | tree at the leaf s | cards shown s | longest stall ms | peak RSS MiB"
+        " | an append shown s | its longest stall ms |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for route, samples in rows.items():
-        cells = [" / ".join(f"{s[i]:,.2f}" if i < 2 else f"{s[i]:,.0f}" for s in samples) for i in range(4)]
+        wide = (0, 1, 4)  # seconds; the others are whole ms and MiB
+        cells = [
+            " / ".join(f"{s[i]:,.2f}" if i in wide else f"{s[i]:,.0f}" for s in samples) for i in range(6)
+        ]
         print(f"| {route} | {' | '.join(cells)} |")
     medians = {route: statistics.median(s[1] for s in samples) for route, samples in rows.items()}
     print()

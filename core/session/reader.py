@@ -92,7 +92,7 @@ class SessionReader(EntryIndexer):
 
     def _read_from(self, fd: int, start: int) -> list[Entry]:
         """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
-        first_new = len(self.entries)
+        first_new, known = len(self.entries), len(self.by_id)
         with collection_paused():
             carry, line_no, offset, crc = frame_lines(
                 fd, start, self._line_no, self._crc, self._decode_lines, self._decode_pieces
@@ -112,7 +112,9 @@ class SessionReader(EntryIndexer):
         self._read_end = offset
         self._crc = crc
         self._remember_guards(fd)
-        self._tree = None
+        tree = self._tree  # taken on when it can (a live session grows a line at a time), else built again
+        if tree is not None and not tree.grew(self.entries[first_new:], self.by_id, known):
+            self._tree = None
         self._resolved_overrides = None
         return self.entries[first_new:]
 

@@ -75,7 +75,7 @@ def test_appending_complete_lines_yields_exactly_the_new_entries(base: Path) -> 
     assert result.appended == session.entries[20:]
     assert len(session.entries) == 23
     assert session.leaf_id == "8c3afea3"
-    assert session.tree is not tree_before
+    assert session.tree is tree_before  # taken into the tree it had (test_tree_growth), not built again
     assert session.tree.order[-3:] == ["11ced525", "3d96dbeb", "8c3afea3"]
     assert session.size == base.stat().st_size
     # the bodies of appended entries are readable by offset

@@ -22,6 +22,7 @@ from core.catalogue import snapshots as snapshots_module
 from core.catalogue.snapshots import prune_snapshots, read_snapshot, snapshot_file, write_snapshot
 from core.session import Session, load_session
 from core.session.entry import Entry
+from core.session.tree import SessionTree
 from core.visible import transcript as transcript_module
 from core.visible.structure import TreeStructure, prepare
 from core.visible.transcript import Transcript, transcript_of
@@ -53,8 +54,9 @@ def _plain(value: object) -> object:
         return [_plain(item) for item in value]
     if isinstance(value, TreeStructure):
         return {name: _plain(getattr(value, name)) for name in TreeStructure.__slots__ if name != "session"}
-    if type(value).__module__.startswith("core.session.tree"):
-        return {name: _plain(item) for name, item in vars(value).items()}
+    if isinstance(value, SessionTree):  # its walk order is made when asked: compare the order itself
+        fields = {name: item for name, item in vars(value).items() if name != "_order"}
+        return {**{name: _plain(item) for name, item in fields.items()}, "order": value.order}
     return value
 
 
