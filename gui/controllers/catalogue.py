@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QTableView
 from core.formatting import one_line
 from gui.controllers.context import Change, SessionChanged, WindowContext
 from gui.errors import user_sentence
+from gui.memory import give_back
 from gui.models.session_filter_proxy import SessionFilterProxy, filter_tags, without_tags
 from gui.models.session_list_model import SessionListModel
 from gui.scheduling import Priority
@@ -456,6 +457,7 @@ class CatalogueController(QObject):
 
     def _refresh_done(self, ok: bool) -> None:
         self._refreshing = False
+        give_back()  # a pass that read sessions in process freed what their parses made
         self.refresh_finished.emit(ok)
 
     # ------------------------------------------------------------------ search

@@ -25,6 +25,7 @@ from core.visible import next_user_message, sibling_branch
 from gui.actions import ActionRegistry
 from gui.controllers.context import Change, OpenRequest, SessionChanged, WindowContext
 from gui.errors import user_sentence
+from gui.memory import give_back
 from gui.models.branch_tree_model import BranchTreeModel, TreeStructure
 from gui.scheduling import Priority
 from gui.widgets.diagnostics_panel import DiagnosticsPanel
@@ -388,6 +389,7 @@ class OpenSessionController(QObject):
             return  # another session was shown meanwhile
         self._hold_foreground(False)
         self._on_current_changed(self._tree.currentIndex(), QModelIndex())
+        give_back()  # the session shown before, and what the load made and dropped
         self._context.session_loaded.emit(session)
 
     def _on_failed(self, error: Exception) -> None:
