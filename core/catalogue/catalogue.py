@@ -44,7 +44,12 @@ from core.catalogue.schema import (
     transaction,
 )
 from core.catalogue.search import Hit, SearchFilters, search_entries
-from core.catalogue.touches import SessionTouches, session_paths_touching, sessions_touching
+from core.catalogue.touches import (
+    SessionTouches,
+    catalogued_touches,
+    session_paths_touching,
+    sessions_touching,
+)
 from core.catalogue.update import Batch as _Batch
 from core.catalogue.update import (
     MissingText,
@@ -65,6 +70,7 @@ from core.session.summary import SessionSummary, problem_sentence
 from core.timefmt import iso_from_ms
 
 if TYPE_CHECKING:
+    from core.kinds.touches import Touch
     from core.usage.overview import UsageOverview
     from core.usage.records import UsageRecord
     from core.usage.reports import UsageFilter, UsageReport
@@ -426,6 +432,19 @@ class Catalogue:
         """The sessions (under ``roots``) that touched the file or folder ``path``: see :mod:`.touches`."""
         with sqlite_errors("read"):
             return sessions_touching(self._connect(), path, None if roots is None else list(roots), limit)
+
+    def session_touches(
+        self, path: str | os.PathLike[str], up_to_line: int
+    ) -> tuple[list[tuple[str, Touch]], int] | None:
+        """The touches catalogued for one session file and the last line they cover, or None.
+
+        See :func:`.touches.catalogued_touches`: the window lists the files a session touched unread.
+
+        Raises:
+            CatalogueError: the catalogue cannot be read.
+        """
+        with sqlite_errors("read"):
+            return catalogued_touches(self._connect(), os.path.abspath(path), up_to_line)
 
     def touched_paths(self, path: str) -> list[str]:
         """The paths of the sessions that touched the file or folder ``path``, newest first."""

@@ -19,7 +19,8 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.catalogue.update import roots_reach, within
+from core.catalogue.schema import KNOWN_COLUMNS, PATH_PARAMETER, KnownFile, path_bytes
+from core.catalogue.update import can_resume, roots_reach, within
 from core.errors import InvalidRequestError
 from core.kinds.touches import Touch, TouchedFile, touched_files, windows_style
 
@@ -164,3 +165,39 @@ def _sessions_with(
         reach = roots_reach(roots)
         rows = [row for row in rows if within(row[1], reach)]
     return rows
+
+
+def catalogued_touches(
+    conn: sqlite3.Connection, path: str, up_to_line: int
+) -> tuple[list[tuple[str, Touch]], int] | None:
+    """The catalogue's touches of session file ``path`` up to line ``up_to_line``, and the last line covered.
+
+    The catalogue may have read less, or more, than the caller. ``(entry id, touch)`` in file order, each
+    touch's path as the catalogue resolved it (which :func:`core.kinds.touches.touched_files` takes as it
+    is). None when the catalogue cannot vouch for the file as it is now: not catalogued, replaced,
+    shortened or changed in what was read (the checks of an append, :func:`core.catalogue.update.can_resume`).
+
+    Raises:
+        sqlite3.Error: the catalogue cannot be read.
+    """
+    row = conn.execute(
+        f"SELECT {KNOWN_COLUMNS} FROM files WHERE path = {PATH_PARAMETER}", (path_bytes(path),)
+    ).fetchone()
+    if row is None:
+        return None
+    known = KnownFile._make(row)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not can_resume(path, st, known):
+        return None
+    touches = [
+        (entry_id, Touch(touched, how))
+        for entry_id, touched, how in conn.execute(
+            "SELECT t.entry_id, p.path, t.how FROM touches t JOIN touched_paths p ON p.id = t.path_id"
+            " WHERE t.file_id = ? AND t.line <= ? ORDER BY t.line, t.seq",
+            (known.id, up_to_line),
+        )
+    ]
+    return touches, min(known.line_no, up_to_line)
