@@ -22,7 +22,7 @@ import functools
 import hashlib
 import importlib
 import io
-import marshal
+import json
 import os
 import pickle
 import pkgutil
@@ -60,6 +60,7 @@ _MAGIC = b"prime-sessions snapshot\n"
 _CODE_PACKAGES = ("core.session", "core.kinds", "core.visible")  # what makes the index and the structure
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
+_HEADER_LIMIT = 1 << 20  # bytes: a header says a few hundred
 _PIECE = 20_000  # items per pickled piece: about 10 ms to unpickle, the interpreter lock free between pieces
 _ABANDONED_AFTER = 3600  # seconds after which a temporary snapshot nobody renamed is deleted
 _ENTRY_FIELDS = (  # the columns in the order of Entry's arguments; the last column holds the infos
@@ -177,9 +178,9 @@ def write_snapshot(
 
     Raises:
         OSError: the snapshot cannot be written (the caller goes on without it).
-        ValueError: ``session`` was read without its checksum, ``structure`` is not its own, the file is
-            not what was read any more (written to meanwhile: the next pass reads it again), or the
-            session holds a value nested too deep to pickle.
+        ValueError: ``session`` was read without its checksum, ``structure`` is not its own, the file was
+            replaced or shortened since (the next pass reads it again), or the session holds a value nested
+            too deep to pickle.
     """
     if session._crc is None or structure.session is not session or structure.mode != "default":
         raise ValueError("a snapshot needs a session read with its checksum and its default structure")
@@ -189,14 +190,14 @@ def write_snapshot(
         raise ValueError("the file was replaced or shortened while it was read")
     entries = session.entries
     header = {
-        "identity": _identity(),
-        "path": session.path,
+        "identity": list(_identity()),
+        "path": os.fsencode(session.path).hex(),
         "dev": st.st_dev,
         "ino": st.st_ino,
         "mtime_ns": st.st_mtime_ns,
         "read_end": session._read_end,
-        "head": session._head,
-        "tail": session._tail,
+        "head": session._head.hex(),
+        "tail": session._tail.hex(),
         "entries": len(entries),
     }
     state = {key: value for key, value in vars(session).items() if key not in _NOT_SAVED}
@@ -210,7 +211,7 @@ def write_snapshot(
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as raw:
-            handed = marshal.dumps(header)
+            handed = json.dumps(header).encode()
             raw.write(_MAGIC + _LENGTH.pack(len(handed)) + handed)
             handle = _Digesting(raw)
             # One pickler for everything, so the strings of the columns (ids above all) are the state's too.
@@ -351,8 +352,20 @@ def _read_header(handle: IO[bytes]) -> dict[str, object] | None:
     size = handle.read(_LENGTH.size)
     if len(size) != _LENGTH.size:
         return None
-    header = marshal.loads(handle.read(_LENGTH.unpack(size)[0]))
-    return header if isinstance(header, dict) else None
+    length = _LENGTH.unpack(size)[0]
+    if length > _HEADER_LIMIT:
+        return None
+    header = json.loads(handle.read(length))  # not marshal: it is not meant for data it did not write
+    if not isinstance(header, dict):
+        return None
+    try:  # what JSON cannot hold as it is
+        for name in ("path", "head", "tail"):
+            header[name] = bytes.fromhex(header[name])
+        header["path"] = os.fsdecode(header["path"])
+        header["identity"] = tuple(header["identity"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return header
 
 
 def _still_there(header: dict[str, object], path: str) -> bool:
