@@ -38,8 +38,9 @@ from typing import IO, NamedTuple
 
 from core.collector import collection_paused
 from core.errors import SessionReadError
+from core.session import entry as entry_records
 from core.session.diagnostics import Diagnostic
-from core.session.entry import AssistantInfo, CompactionInfo, ContextEditInfo, Entry, LabelInfo
+from core.session.entry import Entry
 from core.session.session import Session
 from core.session.tree import SessionTree
 from core.visible.structure import TreeStructure
@@ -78,10 +79,16 @@ _ENTRY_FIELDS = (  # the columns in the order of Entry's arguments; the last col
 # What is not part of the index: the catalogue's observer (a closure), the child sessions (other files,
 # which whoever lists them links: core.session.subagents.launches), parsed bodies kept for one export.
 _NOT_SAVED = frozenset({"_observer", "child_sessions", "_kept"})
-# The only classes a snapshot may make: what an index holds, nothing that runs code.
-_CLASSES = {
+# The only classes a snapshot may make: what an index holds, nothing that runs code. The index's records
+# are the named tuples of core.session.entry (an entry's info), taken from there so a new one is allowed.
+_CLASSES: dict[tuple[str, str], type] = {
     (cls.__module__, cls.__qualname__): cls
-    for cls in (AssistantInfo, CompactionInfo, ContextEditInfo, LabelInfo, Diagnostic, Switch)
+    for cls in (
+        *(v for v in vars(entry_records).values() if isinstance(v, type) and issubclass(v, tuple)),
+        Diagnostic,
+        Switch,
+    )
+    if cls.__module__ in (entry_records.__name__, Diagnostic.__module__, Switch.__module__)
 }
 
 
