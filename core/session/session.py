@@ -249,18 +249,6 @@ class Session(SessionReader):
         return sorted(changed)
 
     @property
-    def usage_memo(self) -> dict[int, tuple[Entry, int | float, float]]:
-        """Line -> ``(entry, tokens, cost)`` of the entries whose usage is only in their body.
-
-        Tool results, usage records and summaries record usage that the index does not keep. It is
-        worked out once per entry (:func:`core.usage.totals.entries_usage`), or noted by a reader that
-        parsed the line anyway (the catalogue), so a file is not read a second time for it. Entries
-        stay valid across appends; after a reload the entry kept beside each figure tells it apart.
-        """
-        memo: dict[int, tuple[Entry, int | float, float]] = self.__dict__.setdefault("_usage_memo", {})
-        return memo
-
-    @property
     def usage_overrides(self) -> dict[str, JsonObject]:
         """``child_usage_attributed`` results: assistant entry id -> the aggregate usage applied to it.
 
