@@ -435,7 +435,12 @@ class OpenSessionController(QObject):
 
     # ------------------------------------------------------------------ following the file
     def on_file_changed(self, path: str) -> None:
-        """The watched session file changed: read what was appended, or reload it."""
+        """The watched session file changed: read what was appended, or load it again in the worker.
+
+        A replaced or rewritten file is read again whole by the load worker, as a new session (the entry
+        selected stays selected): reading it here, and gathering what derives from it, stalled the window
+        (seconds for a gigabyte).
+        """
         from core.errors import SessionReadError
 
         session = self._session
@@ -444,18 +449,17 @@ class OpenSessionController(QObject):
         if session.path not in self.watcher.files() and os.path.exists(session.path):
             self.watcher.addPath(session.path)  # replaced by rename: the watch was dropped
         try:
-            result = session.refresh()
+            result = session.refresh(reload=False)
         except SessionReadError as err:
             self._context.status.showMessage(str(err))
             return
+        if result.replaced:
+            self._context.refresh_catalogue()  # the list row
+            self.reload()
+            self._context.status.showMessage(f"Reloading: {result.reason}")
+            return
         self._diagnostics.set_diagnostics(session.diagnostics)
-        if result.reloaded:
-            current = self.current_entry()
-            self._tree_model.reset_session(session)
-            if not self.select_entry(current.id if current is not None else None):
-                self.select_leaf()
-            self._context.status.showMessage(f"Reloaded: {result.reason}")
-        elif result.appended:
+        if result.appended:
             current = self.current_entry()
             was_at_leaf = current is None or current.id == self._tree_model.leaf_id
             self._tree_model.append_entries(result.appended)
@@ -463,7 +467,7 @@ class OpenSessionController(QObject):
                 self.select_leaf()  # follow a live session
             count = len(result.appended)
             self._context.status.showMessage(f"{count} new {'entry' if count == 1 else 'entries'}", 5000)
-        if result.reloaded or result.appended:
+        if result.appended:
             self._context.refresh_catalogue()  # the list row's message count and modified time
         self._context.session_updated.emit(result)
 
