@@ -14,6 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QObject, QPersistentModelIndex, QTimer, Signal
@@ -62,9 +63,11 @@ def load(path: str, filter_mode: str, children: Sequence[ChildSession] = ()) -> 
         render_entry(leaf, session.body(leaf))
     session_notes(session)  # cached for the transcript: a pass over every entry (42 ms at 520,000)
     # A full collection scans every tracked object: ~100,000 with a 20,000-entry session open, ~20 ms with
-    # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it;
-    # unfreezing first hands what the previous session left in cycles back to the collector.
-    gc.unfreeze()
+    # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it.
+    # Only what this load made and what lived on since the last freeze is frozen: the garbage of before
+    # was collected on the GUI thread as the load was asked for (Scheduler.collect_garbage). Frozen objects
+    # are still freed by their reference counts (an earlier session's index, once dropped); unfreezing
+    # here, with no collection before the freeze again, gave the collector nothing back.
     gc.freeze()
     return session, structure
 
@@ -235,6 +238,8 @@ class OpenSessionController(QObject):
                 self._select_pending()
             return
         self._loading_path = path
+        # The garbage of before goes now, on this thread, before the load freezes what is alive (load()).
+        self._context.scheduler.collect_garbage()
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
@@ -321,27 +326,32 @@ class OpenSessionController(QObject):
         if deep:
             self._tree.doItemsLayout()  # the top level now, so that each expand lays out only its rows
 
-        def step() -> None:
-            if session is not self._session:
-                return  # another session was shown meanwhile
-            deadline = time.perf_counter() + _EXPAND_BUDGET_SECS
-            while above:  # at least one level a turn; the last few together
-                row = above.popleft()
-                if row.isValid():
-                    self._tree.expand(row)
-                if len(above) > _EXPAND_AT_ONCE and time.perf_counter() >= deadline:
-                    break
-            if above:
-                QTimer.singleShot(0, self, step)
-            elif deep:  # the expanded rows are painted before the selection scrolls to the leaf
-                QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._select_loaded(session))
-            else:
-                self._select_loaded(session)
-
-        if deep:
-            QTimer.singleShot(0, self, step)  # not in the turn that reset the model (tens of ms already)
+        if deep:  # not in the turn that reset the model (tens of ms already)
+            QTimer.singleShot(0, self, partial(self._expand_step, session, above, deep))
         else:
-            step()
+            self._expand_step(session, above, deep)
+
+    def _expand_step(self, session: Session, above: deque[QPersistentModelIndex], deep: bool) -> None:
+        """A turn of :meth:`_open_towards_leaf`.
+
+        A method, not a closure that names itself to come again: that was a reference cycle, which kept
+        the session alive after another was shown, until a full collection.
+        """
+        if session is not self._session:
+            return  # another session was shown meanwhile
+        deadline = time.perf_counter() + _EXPAND_BUDGET_SECS
+        while above:  # at least one level a turn; the last few together
+            row = above.popleft()
+            if row.isValid():
+                self._tree.expand(row)
+            if len(above) > _EXPAND_AT_ONCE and time.perf_counter() >= deadline:
+                break
+        if above:
+            QTimer.singleShot(0, self, partial(self._expand_step, session, above, deep))
+        elif deep:  # the expanded rows are painted before the selection scrolls to the leaf
+            QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._select_loaded(session))
+        else:
+            self._select_loaded(session)
 
     def _select_loaded(self, session: Session) -> None:
         if session is not self._session:
