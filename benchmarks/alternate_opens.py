@@ -73,12 +73,12 @@ def main() -> int:
     collect_garbage = getattr(scheduler, "collect_garbage", None)
     if collect_garbage is not None:
 
-        def timed() -> None:
+        def timed(frozen_too: bool) -> None:
             if os.environ.get("ALTERNATE_UNFROZEN"):
                 counts = [len(gc.get_objects(g)) for g in range(3)]
                 print("BEFORE LOAD", counts, gc.get_freeze_count(), flush=True)
             start, cpu = time.perf_counter(), time.thread_time()
-            collect_garbage()
+            collect_garbage(frozen_too)
             before_load.append(time.perf_counter() - start)
             before_load_cpu.append(time.thread_time() - cpu)
 

@@ -38,9 +38,6 @@ __all__ = ["Job", "Priority", "Scheduler"]
 
 _RELEASE_AFTER = 1.0  # seconds after run() ended before a job's reference is dropped
 _COLLECT_INTERVAL_MS = 250  # how often the GUI thread collects garbage while a scheduler is open
-# Objects frozen (gc.freeze) that a collection before a load still walks (Scheduler.collect_garbage):
-# ~15 ms of a stall, with the GIL held, at 0.1-0.2 us an object. A 20,000-entry session holds ~100,000.
-_FROZEN_WALK = 150_000
 _SWITCH_INTERVAL = 0.0005  # seconds a thread holds the interpreter lock while another waits (_Interpreter)
 _FOREGROUND_LIMIT = 60.0  # seconds a background job waits for the foreground at most, each time
 
@@ -286,18 +283,18 @@ class Scheduler(QObject):
         else:
             gc.collect(2 if old > third else 1 if middle > second else 0)
 
-    def collect_garbage(self) -> None:
+    def collect_garbage(self, frozen_too: bool) -> None:
         """Collect every generation now, on this (the GUI) thread: a session load is about to start.
 
         The load freezes what is alive when it ends (``gui.controllers.opened.load``), so the garbage cycles
         of before must go first, or they are frozen with it for good: a closure left in a cycle by the
         session shown, holding that session, kept it alive for as long as the window lived. This walks
-        what was made since the last freeze; and the frozen objects too while they are few
-        (:data:`_FROZEN_WALK`), which hands back the cycles that died after they were frozen. With a big
-        session open that walk would stall the window (370 ms at 1.8 million objects, a 1 GB session), so
-        such cycles wait until a session is opened from a small one.
+        what was made since the last freeze; with ``frozen_too``, the frozen objects as well, which hands
+        back the cycles that died after they were frozen: the caller says so only while they are few (a
+        small session shown), since walking a 1 GB session's 1.8 million objects takes 370 ms. (Nor is
+        ``gc.get_freeze_count()`` asked: it counts them one by one, 60-70 ms at that size.)
         """
-        if gc.get_freeze_count() <= _FROZEN_WALK:
+        if frozen_too:
             gc.unfreeze()
         gc.collect()
 

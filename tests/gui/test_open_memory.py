@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gui import scheduling
+from gui.controllers import opened
 from gui.main_window import MainWindow
 from tests.gui.windows import open_session
 
@@ -24,7 +24,7 @@ def test_alternate_opens_free_the_sessions_before(
     qtbot, window: MainWindow, sessions: Path, monkeypatch: pytest.MonkeyPatch, small: bool
 ) -> None:
     """Both ways: frozen objects few enough to walk before a load (small sessions), or too many (big ones)."""
-    monkeypatch.setattr(scheduling, "_FROZEN_WALK", 10**9 if small else 0)
+    monkeypatch.setattr(opened, "_WALK_FROZEN_ENTRIES", 10**9 if small else -1)
     files = sorted(sessions.glob("*.jsonl"))
     _collect_frozen()  # what earlier tests left frozen is not this test's
     seen: list[weakref.ref[object]] = []
