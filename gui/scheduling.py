@@ -283,6 +283,21 @@ class Scheduler(QObject):
         else:
             gc.collect(2 if old > third else 1 if middle > second else 0)
 
+    def collect_garbage(self, frozen_too: bool) -> None:
+        """Collect every generation now, on this (the GUI) thread: a session load is about to start.
+
+        The load freezes what is alive when it ends (``gui.controllers.opened.load``), so the garbage cycles
+        of before must go first, or they are frozen with it for good: a closure left in a cycle by the
+        session shown, holding that session, kept it alive for as long as the window lived. This walks
+        what was made since the last freeze; with ``frozen_too``, the frozen objects as well, which hands
+        back the cycles that died after they were frozen: the caller says so only while they are few (a
+        small session shown), since walking a 1 GB session's 1.8 million objects takes 370 ms. (Nor is
+        ``gc.get_freeze_count()`` asked: it counts them one by one, 60-70 ms at that size.)
+        """
+        if frozen_too:
+            gc.unfreeze()
+        gc.collect()
+
 
 def _release(job: Job) -> None:
     """Let a job the pool is done with go.

@@ -28,7 +28,6 @@ from core.session.session import Session
 from core.session.usage import unusable_note, usage_totals
 from core.timefmt import js_date_ms
 from core.usage.records import UsageCollector
-from core.usage.totals import may_record_usage, remember_totals
 
 GUARD = 4096  # bytes compared at the head and before the read end to decide that a file only grew
 
@@ -311,12 +310,6 @@ def read_whole(
         _save_snapshot(snapshots, path)
     session = Session(path, checksum=False, observer=observe)
     usage = collector.finish(keep_empty=True)
-    # The summary's totals need the usage of tool results and summaries: hand over what was parsed.
-    by_line = {row.line: row for row in usage}
-    for entry in session.entries:
-        if may_record_usage(entry):
-            row = by_line.get(entry.line)
-            remember_totals(session, entry, *((row.total, row.cost) if row is not None else (0, 0.0)))
     summary = summarize(session, st.st_mtime_ns / 1e6)
     diagnostics: list[StoredNote] = [(d.line, d.kind, d.message) for d in session.diagnostics]
     # Usage figures too large to add up, in the places the index does not read (tool results, ...).

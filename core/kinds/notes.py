@@ -3,8 +3,9 @@
 A ``context_edit`` entry (pi 1.6) replaces or drops an earlier message in what the model sees from then
 on; a ``child_usage_attributed`` entry (Prime Agent) adds a child run's usage to an assistant message.
 Both are separate entries that point at their target by ``targetId``, so a card of the target cannot
-know about them from its own body. :func:`session_notes` gathers them once per session (cached until the
-session grows) and :meth:`SessionNotes.get` hands each card its :class:`EntryNotes`.
+know about them from its own body. :func:`session_notes` gathers them once per session (kept on it, and
+brought up to date from the appended entries alone as it grows) and :meth:`SessionNotes.get` hands each
+card its :class:`EntryNotes`.
 
 :func:`edits_in_force` and :func:`context_edit_marks` say which edits shape what the model saw at an entry
 and which context messages they changed. Both ask the session reader, which builds the context and so
@@ -103,6 +104,9 @@ class EntryNotes(NamedTuple):
 class SessionNotes:
     """Every context edit and child-usage attribution of one session, by target.
 
+    Made by a pass over every entry; :meth:`grow` brings it up to date after an append from the appended
+    entries alone, with the same result as a new pass.
+
     Attributes:
         edits: target id -> the edits of it, in file order.
         edit_by_id: context_edit entry id -> its note.
@@ -114,11 +118,22 @@ class SessionNotes:
         self.edit_by_id: dict[str, EditNote] = {}
         self.children: dict[str, ChildRuns] = {}
         self.sessions: dict[str, tuple[ChildSession, ...]] = dict(session.child_sessions)
+        # attribution entry id -> (its target, origin, childUsage), in file order; a repeated id once,
+        # at its first place with its last values (as a dict keeps them)
+        self._attributions: dict[str, tuple[str, str, dict[str, object]]] = {}
+        self._take(session, session.entries)
+
+    def grow(self, session: Session, appended: list[Entry]) -> SessionNotes:
+        """The notes after ``appended`` were read into ``session`` (:meth:`core.session.Session.derived`)."""
+        self.sessions = dict(session.child_sessions)
+        self._take(session, appended)
+        return self
+
+    def _take(self, session: Session, entries: list[Entry]) -> None:
+        """Add what ``entries`` (the whole session, or entries appended to it) say about others."""
         kinds = (CONTEXT_EDIT, CHILD_USAGE_ATTRIBUTED)
-        wanted = [e for e in session.entries if e.kind in kinds]
-        if not wanted:
-            return
-        attributions: dict[str, tuple[str, Body]] = {}  # attribution id -> (target, body); a repeated id once
+        wanted = [e for e in entries if e.kind in kinds]
+        targets: set[str] = set()  # whose child runs changed
         for entry, body in zip(wanted, session.bodies(wanted), strict=True):
             if entry.kind == CONTEXT_EDIT:
                 note = _edit_note(entry, body)
@@ -127,16 +142,35 @@ class SessionNotes:
                     self.edit_by_id[entry.id] = note
                 continue
             target = body.get("targetId")
-            if isinstance(target, str):
-                attributions[entry.id] = (target, body)
-        by_target: dict[str, list[Body]] = {}
-        for target, body in attributions.values():
-            by_target.setdefault(target, []).append(body)
+            if not isinstance(target, str):
+                continue  # names no entry: an earlier attribution with its id stays
+            earlier = self._attributions.get(entry.id)
+            if earlier is not None:
+                targets.add(earlier[0])  # a repeated id: the later entry replaces the earlier one
+            self._attributions[entry.id] = (
+                target,
+                as_text(body.get("origin")),
+                as_dict(body.get("childUsage")),
+            )
+            targets.add(target)
+        if not self._attributions:
+            return
+        by_target: dict[str, list[tuple[str, dict[str, object]]]] = {}
+        for target, origin, usage in self._attributions.values():
+            if target in targets:
+                by_target.setdefault(target, []).append((origin, usage))
+        for target in targets - by_target.keys():
+            self.children.pop(target, None)
+        # An aggregate is the last one recorded for its target, by the ids as written: an append of an
+        # attribution, or of an assistant message of a legacy file, may change any of them.
         overrides = session.usage_overrides
-        for target, bodies in by_target.items():
-            origins = tuple(dict.fromkeys(o for b in bodies if (o := as_text(b.get("origin")))))
-            usage = _summed([as_dict(b.get("childUsage")) for b in bodies])
-            self.children[target] = ChildRuns(len(bodies), origins, usage, overrides.get(target))
+        for target, runs in by_target.items():
+            origins = tuple(dict.fromkeys(origin for origin, _usage in runs if origin))
+            self.children[target] = ChildRuns(len(runs), origins, _summed([u for _o, u in runs]), None)
+        for target, found in self.children.items():
+            aggregate = overrides.get(target)
+            if found.aggregate is not aggregate:
+                self.children[target] = found._replace(aggregate=aggregate)
 
     def get(self, entry_id: str) -> EntryNotes | None:
         """The notes of one entry, None when no other entry says anything about it."""
@@ -178,7 +212,7 @@ def session_notes(session: Session) -> SessionNotes:
 
     They are kept on the session (:meth:`core.session.Session.derived`), not in a cache of this module.
     """
-    return session.derived(SessionNotes)
+    return session.derived(SessionNotes, SessionNotes.grow)
 
 
 def note_blocks(notes: EntryNotes | None) -> list[Block]:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
         Entry,
         EntryInfo,
         LabelInfo,
+        UsageInfo,
+        body_usage,
     )
     from core.session.flavour import Flavour
     from core.session.session import RefreshResult, Session, load_session
@@ -51,7 +53,9 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ),
         "core.session.diagnostics": "Diagnostic Severity",
         "core.session.discovery": "default_roots find_session_files",
-        "core.session.entry": "AssistantInfo CompactionInfo ContextEditInfo Entry EntryInfo LabelInfo",
+        "core.session.entry": (
+            "AssistantInfo body_usage CompactionInfo ContextEditInfo Entry EntryInfo LabelInfo UsageInfo"
+        ),
         "core.session.flavour": "Flavour",
         "core.session.session": "load_session RefreshResult Session",
         "core.session.summary": "SessionSummary",

@@ -45,10 +45,27 @@ class LabelInfo(NamedTuple):
     label: object
 
 
+class UsageInfo(NamedTuple):
+    """Usage recorded in the body of an entry that is not an assistant message, in figures.
+
+    A tool result (a nested model call), a ``usage`` record, a branch summary or a compaction (the
+    summarising call) may record a usage object; the index keeps its :func:`core.session.usage.usage_totals`
+    when it is an object, so that nobody reads the line again to add it up.
+
+    Attributes:
+        tokens: ``totalTokens`` (or the sum of its parts).
+        cost: ``cost.total`` (0.0 without it).
+    """
+
+    tokens: int | float
+    cost: float
+
+
 class CompactionInfo(NamedTuple):
-    """What the index keeps of a compaction entry: ``tokensBefore`` as written."""
+    """What the index keeps of a compaction entry: ``tokensBefore`` as written; its usage, if recorded."""
 
     tokens_before: object
+    usage: UsageInfo | None = None
 
 
 class ContextEditInfo(NamedTuple):
@@ -65,8 +82,21 @@ class ContextEditInfo(NamedTuple):
 
 
 # A NamedTuple is a tuple (same memory, ``info[0]`` still works) whose fields have names and types.
-EntryInfo: TypeAlias = AssistantInfo | LabelInfo | CompactionInfo | ContextEditInfo | str | None
+EntryInfo: TypeAlias = AssistantInfo | LabelInfo | CompactionInfo | ContextEditInfo | UsageInfo | str | None
 """``Entry.info``: the record of the entry's kind, a session_info's name (str, or None once cleared)."""
+
+
+def body_usage(entry: Entry) -> UsageInfo | None:
+    """The usage the index read from ``entry``'s body (not an assistant message's), None when none.
+
+    Which kinds of entries count it is their kinds' to say (``Kind.usage_in_body``, :mod:`core.kinds`).
+    """
+    info = entry.info
+    if isinstance(info, UsageInfo):
+        return info
+    if isinstance(info, CompactionInfo):
+        return info.usage
+    return None
 
 
 class Entry:
@@ -90,7 +120,8 @@ class Entry:
         synthetic: True when ``id``/``parentId`` were assigned in memory (legacy v1 migration).
         info: a small record of what the kind needs (:data:`EntryInfo`): :class:`AssistantInfo` for an
             assistant message, :class:`LabelInfo` for a label, :class:`CompactionInfo` for a
-            compaction, :class:`ContextEditInfo` for a context_edit, the name (or None) for a
+            compaction, :class:`ContextEditInfo` for a context_edit, :class:`UsageInfo` for a tool
+            result, usage record or branch summary that records usage, the name (or None) for a
             session_info, None for the rest.
     """
 

@@ -4,9 +4,10 @@ An entry gets its id and parent (an id synthesised for one without: every entry 
 derived from the session id and the line number, so the same file gives the same ids on every load;
 the reference draws random ones), its type normalised to a kind (variant spellings), and a diagnostic
 for what is wrong with it. Then what its kind adds to the index is taken by the kind's function in
-``_INDEXERS`` (a table, type -> function): message roles and counts, an assistant's usage, the first
-message and the last activity, labels, the session name, models, compactions, context edits, child
-usage, and the marks of which agent wrote the file (:mod:`core.session.flavour`).
+``_INDEXERS`` (a table, type -> function): message roles and counts, usage in figures wherever it is
+recorded (assistant messages, tool results, usage records, summaries), the first message and the last
+activity, labels, the session name, models, compactions, context edits, child usage, and the marks
+of which agent wrote the file (:mod:`core.session.flavour`).
 
 The object is dropped afterwards (unless an observer or ``keep_bodies`` wants it), so memory follows
 the number of entries, not the file size; the strings repeated on nearly every line are held once.
@@ -25,6 +26,7 @@ from core.session.entry import (
     ContextEditInfo,
     Entry,
     LabelInfo,
+    UsageInfo,
     js_truthy,
 )
 from core.session.jsonl import JsonObject
@@ -32,6 +34,7 @@ from core.session.usage import MAX_FIGURE, unusable_figure, unusable_note, usage
 from core.session.vocabulary import (
     ASSISTANT,
     BASH_EXECUTION,
+    BRANCH_SUMMARY,
     BRANCH_SUMMARY_ROLE,
     CHILD_USAGE_ATTRIBUTED,
     COMPACTION,
@@ -245,6 +248,10 @@ class EntryIndexer(LineDecoder):
             self._note_activity(entry, message)
             if not self.first_message:
                 self.first_message = message_text(message.get("content"))
+        elif role == TOOL_RESULT:
+            usage = message.get("usage")  # a nested model call's (pi 1.6): counted without reading it again
+            if type(usage) is dict:
+                entry.info = UsageInfo(*usage_totals(usage))
         elif role == SYSTEM:
             self._pi1_marked = True
 
@@ -330,7 +337,7 @@ class EntryIndexer(LineDecoder):
             self._diag(entry.line, "invalid-field", "The session name is not text; it was ignored.", entry.id)
 
     def _index_compaction(self, entry: Entry, obj: JsonObject) -> None:
-        entry.info = CompactionInfo(obj.get("tokensBefore"))
+        entry.info = CompactionInfo(obj.get("tokensBefore"), _body_usage(obj))
         if "systemMessage" in obj:
             self._pi1_marked = True
 
@@ -351,8 +358,12 @@ class EntryIndexer(LineDecoder):
             message = "The context edit has no target id; it changes nothing."
             self._diag(entry.line, "invalid-field", message, entry.id)
 
-    def _index_usage(self, _entry: Entry, _obj: JsonObject) -> None:
+    def _index_usage(self, entry: Entry, obj: JsonObject) -> None:
         self._pi1_marked = True  # only pi 1.x writes usage entries
+        entry.info = _body_usage(obj)
+
+    def _index_branch_summary(self, entry: Entry, obj: JsonObject) -> None:
+        entry.info = _body_usage(obj)
 
     def _index_prime_agent(self, _entry: Entry, _obj: JsonObject) -> None:
         self._prime_marked = True  # only Prime Agent writes these types
@@ -377,6 +388,12 @@ class EntryIndexer(LineDecoder):
             self._diag(entry.line, "unknown-type", f"Unknown entry type {shown}; kept as it is.", entry.id)
 
 
+def _body_usage(obj: JsonObject) -> UsageInfo | None:
+    """The figures of the usage object an entry records at its top level (the summarising call's, ...)."""
+    usage = obj.get("usage")
+    return UsageInfo(*usage_totals(usage)) if type(usage) is dict else None
+
+
 _Indexer: TypeAlias = Callable[[EntryIndexer, Entry, JsonObject], None]
 
 # kind -> what an entry of it adds to the index; every known type is here.
@@ -388,6 +405,7 @@ _INDEXERS: dict[str, _Indexer] = {
     SESSION_INFO: EntryIndexer._index_name,
     MODEL_CHANGE: EntryIndexer._index_model_change,
     COMPACTION: EntryIndexer._index_compaction,
+    BRANCH_SUMMARY: EntryIndexer._index_branch_summary,
     CONTEXT_EDIT: EntryIndexer._index_context_edit,
     USAGE: EntryIndexer._index_usage,
     CHILD_USAGE_ATTRIBUTED: EntryIndexer._index_child_usage,

@@ -9,6 +9,7 @@ which reads what was appended or reloads a file that was replaced.
 from __future__ import annotations
 
 import os
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
@@ -41,24 +42,32 @@ class RefreshResult:
     Attributes:
         appended: entries read from bytes appended since the last read, in file order.
         reloaded: True when the file was replaced, truncated or rewritten and was read again whole.
-        reason: why it was reloaded, as a sentence; None when it was not.
+        reason: why it was reloaded (or must be), as a sentence; None when it was not.
+        replaced: True when the file must be read again whole and was not (``refresh(reload=False)``):
+            the index is still that of the file as it was.
     """
 
-    __slots__ = ("appended", "reason", "reloaded")
+    __slots__ = ("appended", "reason", "reloaded", "replaced")
 
     def __init__(
-        self, appended: list[Entry] | None = None, reloaded: bool = False, reason: str | None = None
+        self,
+        appended: list[Entry] | None = None,
+        reloaded: bool = False,
+        reason: str | None = None,
+        replaced: bool = False,
     ) -> None:
         self.appended = appended if appended is not None else []
         self.reloaded = reloaded
         self.reason = reason
+        self.replaced = replaced
 
     def __repr__(self) -> str:
-        return f"RefreshResult({len(self.appended)} appended, {self.reloaded=}, {self.reason=})"
+        state = f"{self.reloaded=}, {self.replaced=}, {self.reason=}"
+        return f"RefreshResult({len(self.appended)} appended, {state})"
 
     @property
     def changed(self) -> bool:
-        """True when anything new is visible (appended entries or a reload)."""
+        """True when anything new is visible (appended entries or a reload; not a reload still to come)."""
         return self.reloaded or bool(self.appended)
 
 
@@ -217,24 +226,40 @@ class Session(SessionReader):
         found = self._labels.get(entry_id)
         return found[1] if found else None
 
-    def derived(self, make: Callable[[Session], _T]) -> _T:
+    def derived(
+        self, make: Callable[[Session], _T], grow: Callable[[_T, Session, list[Entry]], _T] | None = None
+    ) -> _T:
         """What ``make`` works out from the whole session, made on first use and again once it changed.
 
         Values that several readers of one session need (what other entries say about each entry, for
-        one) are kept here, on the session they describe, rather than in a module-wide cache. An append
-        grows :attr:`entries` and a reload replaces it: either makes ``make`` run again.
+        one) are kept here, on the session they describe, rather than in a module-wide cache. A reload
+        replaces :attr:`entries`, which makes ``make`` run again; an append grows it, which makes
+        ``make`` run again too unless ``grow`` is given: then ``grow(value, session, appended)`` brings
+        the value kept up to date from the appended entries alone (a live session grows by a few entries
+        at a time, and a pass over every entry of a 1 GB session takes tens of milliseconds).
 
         Args:
             make: a function of the session; it is also the key its value is kept under.
+            grow: the value, the session and the entries appended since it was made -> the value now.
         """
-        entries = self.entries
-        memo: dict[object, tuple[list[Entry], int, object]] = self.__dict__.setdefault("_derived", {})
-        found = memo.get(make)
-        if found is not None and found[0] is entries and found[1] == len(entries):
-            return found[2]  # type: ignore[return-value]  # stored by this very make
-        value = make(self)
-        memo[make] = (entries, len(entries), value)
-        return value
+        # A worker (find, an export) and the GUI thread may ask at once: grow changes the value kept, so
+        # one at a time (setdefault is atomic: both get the same lock).
+        lock: threading.RLock = self.__dict__.setdefault("_derived_lock", threading.RLock())
+        with lock:
+            entries = self.entries
+            memo: dict[object, tuple[list[Entry], int, object]] = self.__dict__.setdefault("_derived", {})
+            found = memo.get(make)
+            if found is not None and found[0] is entries:
+                kept: _T = found[2]  # type: ignore[assignment]  # stored by this very make
+                if found[1] == len(entries):
+                    return kept
+                if grow is not None and found[1] < len(entries):
+                    value = grow(kept, self, entries[found[1] :])
+                    memo[make] = (entries, len(entries), value)
+                    return value
+            value = make(self)
+            memo[make] = (entries, len(entries), value)
+            return value
 
     def set_child_sessions(self, found: dict[str, tuple[ChildSession, ...]]) -> list[str]:
         """Give the session the child sessions it started (a list found more); returns the entries changed.
@@ -247,18 +272,6 @@ class Session(SessionReader):
         if changed:
             self.__dict__.pop("_derived", None)
         return sorted(changed)
-
-    @property
-    def usage_memo(self) -> dict[int, tuple[Entry, int | float, float]]:
-        """Line -> ``(entry, tokens, cost)`` of the entries whose usage is only in their body.
-
-        Tool results, usage records and summaries record usage that the index does not keep. It is
-        worked out once per entry (:func:`core.usage.totals.entries_usage`), or noted by a reader that
-        parsed the line anyway (the catalogue), so a file is not read a second time for it. Entries
-        stay valid across appends; after a reload the entry kept beside each figure tells it apart.
-        """
-        memo: dict[int, tuple[Entry, int | float, float]] = self.__dict__.setdefault("_usage_memo", {})
-        return memo
 
     @property
     def usage_overrides(self) -> dict[str, JsonObject]:
@@ -443,14 +456,15 @@ class Session(SessionReader):
                 yield handle.read(entry.length).rstrip(b"\r")
 
     # ------------------------------------------------------------------ incremental reading
-    def refresh(self, *, checksum: bool = True) -> RefreshResult:
+    def refresh(self, *, checksum: bool = True, reload: bool = True) -> RefreshResult:
         """Read what was appended since the last read, or reload when the file was replaced.
 
         A partial last line is held back until its newline arrives. A file that shrank, was replaced
         (different inode), or whose bytes already read changed (the first and last 4 KiB are always
         compared; everything when at most 8 MiB has been read, unless ``checksum`` is False: for a
         caller that has just compared everything itself, such as the writer waiting under its lock) is
-        read again whole.
+        read again whole; with ``reload`` False it is not, and the result says so (``replaced``): the
+        window reads it again in a worker, as a new session, rather than on its own thread.
 
         Raises:
             SessionReadError: the file was deleted, is no longer a regular file, or cannot be read;
@@ -462,6 +476,8 @@ class Session(SessionReader):
             if reason is None and self._unterminated and st.st_size > self._read_end:
                 if os.pread(fd, 1, self._read_end) != b"\n":
                     reason = "Bytes were added to its unterminated last line."
+            if reason is not None and not reload:
+                return RefreshResult(reason=reason, replaced=True)
             if reason is not None:
                 self._reset()
                 self._identity = (st.st_dev, st.st_ino)

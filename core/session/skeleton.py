@@ -60,6 +60,7 @@ WHOLE_KEYS = frozenset(
         "model",
         "tokensBefore",
         "aggregateUsage",
+        "usage",
         "title",
     )
 )

@@ -1,20 +1,32 @@
-"""What each subtree of one session cost, and the split between the current path and abandoned branches."""
+"""What each subtree of one session cost, and the split between the current path and abandoned branches.
+
+Both are worked out from the figures the index keeps (:func:`core.usage.totals.entry_totals`), the same
+as :func:`core.usage.iter_usage`'s records, so opening a session never reads its lines again for them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from core.usage.records import iter_usage
+from core.usage.totals import entry_totals
 
 if TYPE_CHECKING:
     from core.session.session import Session
 
 
+def _figures(session: Session) -> Iterator[tuple[str, int, float]]:
+    """``(entry id, tokens, cost)`` of each entry recording usage, in file order (tokens cut to integers)."""
+    for entry, tokens, cost in entry_totals(session, session.entries):
+        if tokens or cost:
+            yield entry.id, tokens if type(tokens) is int else int(tokens), cost
+
+
 def _own_usage(session: Session) -> dict[str, tuple[int, float]]:
     own: dict[str, tuple[int, float]] = {}
-    for record in iter_usage(session):
-        tokens, cost = own.get(record.entry_id, (0, 0.0))
-        own[record.entry_id] = (tokens + record.total, cost + record.cost)
+    for entry_id, tokens, cost in _figures(session):
+        had_tokens, had_cost = own.get(entry_id, (0, 0.0))
+        own[entry_id] = (had_tokens + tokens, had_cost + cost)
     return own
 
 
@@ -52,11 +64,11 @@ def path_split(session: Session, leaf_id: str | None) -> tuple[tuple[int, float]
     on_path = {e.id for e in session.path_to(leaf_id)}
     current_tokens = abandoned_tokens = 0
     current_cost = abandoned_cost = 0.0
-    for record in iter_usage(session):
-        if record.entry_id in on_path:
-            current_tokens += record.total
-            current_cost += record.cost
+    for entry_id, tokens, cost in _figures(session):
+        if entry_id in on_path:
+            current_tokens += tokens
+            current_cost += cost
         else:
-            abandoned_tokens += record.total
-            abandoned_cost += record.cost
+            abandoned_tokens += tokens
+            abandoned_cost += cost
     return (current_tokens, current_cost), (abandoned_tokens, abandoned_cost)

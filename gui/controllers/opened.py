@@ -14,6 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,9 @@ __all__ = ["OpenSessionController"]
 _RENDER_DELAY_MSECS = 15  # the first message of a loaded session is rendered after the tree has painted
 _EXPAND_AT_ONCE = 20  # levels above the leaf expanded in one go (most sessions have fewer)
 _EXPAND_BUDGET_SECS = 0.02  # beyond that, time spent expanding per turn of the event loop
+# Up to this many entries in the session shown, the collection before a load walks the frozen objects too
+# (~5 an entry and the window's own 65,000, at 0.1-0.2 us each: 15-20 ms), see Scheduler.collect_garbage.
+_WALK_FROZEN_ENTRIES = 20_000
 
 
 def load(
@@ -74,9 +78,11 @@ def load(
     session_notes(session)  # cached for the transcript: a pass over every entry (42 ms at 520,000)
     transcript_of(session, None, filter_mode)  # kept for the transcript: the path walked (1.2 s at 520,000)
     # A full collection scans every tracked object: ~100,000 with a 20,000-entry session open, ~20 ms with
-    # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it;
-    # unfreezing first hands what the previous session left in cycles back to the collector.
-    gc.unfreeze()
+    # the GIL held, so the window waits too. Freezing what is alive now makes later collections skip it.
+    # Only what this load made and what lived on since the last freeze is frozen: the garbage of before
+    # was collected on the GUI thread as the load was asked for (Scheduler.collect_garbage). Frozen objects
+    # are still freed by their reference counts (an earlier session's index, once dropped); unfreezing
+    # here, with no collection before the freeze again, gave the collector nothing back.
     gc.freeze()
     return session, structure
 
@@ -249,6 +255,10 @@ class OpenSessionController(QObject):
                 self._select_pending()
             return
         self._loading_path = path
+        # The garbage of before goes now, on this thread, before the load freezes what is alive (load()).
+        shown = self._session
+        small = shown is None or len(shown.entries) <= _WALK_FROZEN_ENTRIES
+        self._context.scheduler.collect_garbage(frozen_too=small)
         self._hold_foreground(True)  # from now until the session is shown, not just read (_finish_load)
         self._context.status.showMessage(f"Loading {path}…")
         mode = self._tree_model.filter_mode
@@ -335,27 +345,32 @@ class OpenSessionController(QObject):
         if deep:
             self._tree.doItemsLayout()  # the top level now, so that each expand lays out only its rows
 
-        def step() -> None:
-            if session is not self._session:
-                return  # another session was shown meanwhile
-            deadline = time.perf_counter() + _EXPAND_BUDGET_SECS
-            while above:  # at least one level a turn; the last few together
-                row = above.popleft()
-                if row.isValid():
-                    self._tree.expand(row)
-                if len(above) > _EXPAND_AT_ONCE and time.perf_counter() >= deadline:
-                    break
-            if above:
-                QTimer.singleShot(0, self, step)
-            elif deep:  # the expanded rows are painted before the selection scrolls to the leaf
-                QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._select_loaded(session))
-            else:
-                self._select_loaded(session)
-
-        if deep:
-            QTimer.singleShot(0, self, step)  # not in the turn that reset the model (tens of ms already)
+        if deep:  # not in the turn that reset the model (tens of ms already)
+            QTimer.singleShot(0, self, partial(self._expand_step, session, above, deep))
         else:
-            step()
+            self._expand_step(session, above, deep)
+
+    def _expand_step(self, session: Session, above: deque[QPersistentModelIndex], deep: bool) -> None:
+        """A turn of :meth:`_open_towards_leaf`.
+
+        A method, not a closure that names itself to come again: that was a reference cycle, which kept
+        the session alive after another was shown, until a full collection.
+        """
+        if session is not self._session:
+            return  # another session was shown meanwhile
+        deadline = time.perf_counter() + _EXPAND_BUDGET_SECS
+        while above:  # at least one level a turn; the last few together
+            row = above.popleft()
+            if row.isValid():
+                self._tree.expand(row)
+            if len(above) > _EXPAND_AT_ONCE and time.perf_counter() >= deadline:
+                break
+        if above:
+            QTimer.singleShot(0, self, partial(self._expand_step, session, above, deep))
+        elif deep:  # the expanded rows are painted before the selection scrolls to the leaf
+            QTimer.singleShot(_RENDER_DELAY_MSECS, self, lambda: self._select_loaded(session))
+        else:
+            self._select_loaded(session)
 
     def _select_loaded(self, session: Session) -> None:
         if session is not self._session:
@@ -450,7 +465,12 @@ class OpenSessionController(QObject):
 
     # ------------------------------------------------------------------ following the file
     def on_file_changed(self, path: str) -> None:
-        """The watched session file changed: read what was appended, or reload it."""
+        """The watched session file changed: read what was appended, or load it again in the worker.
+
+        A replaced or rewritten file is read again whole by the load worker, as a new session (the entry
+        selected stays selected): reading it here, and gathering what derives from it, stalled the window
+        (seconds for a gigabyte).
+        """
         from core.errors import SessionReadError
 
         session = self._session
@@ -459,18 +479,17 @@ class OpenSessionController(QObject):
         if session.path not in self.watcher.files() and os.path.exists(session.path):
             self.watcher.addPath(session.path)  # replaced by rename: the watch was dropped
         try:
-            result = session.refresh()
+            result = session.refresh(reload=False)
         except SessionReadError as err:
             self._context.status.showMessage(str(err))
             return
+        if result.replaced:
+            self._context.refresh_catalogue()  # the list row
+            self.reload()
+            self._context.status.showMessage(f"Reloading: {result.reason}")
+            return
         self._diagnostics.set_diagnostics(session.diagnostics)
-        if result.reloaded:
-            current = self.current_entry()
-            self._tree_model.reset_session(session)
-            if not self.select_entry(current.id if current is not None else None):
-                self.select_leaf()
-            self._context.status.showMessage(f"Reloaded: {result.reason}")
-        elif result.appended:
+        if result.appended:
             current = self.current_entry()
             was_at_leaf = current is None or current.id == self._tree_model.leaf_id
             self._tree_model.append_entries(result.appended)
@@ -478,7 +497,7 @@ class OpenSessionController(QObject):
                 self.select_leaf()  # follow a live session
             count = len(result.appended)
             self._context.status.showMessage(f"{count} new {'entry' if count == 1 else 'entries'}", 5000)
-        if result.reloaded or result.appended:
+        if result.appended:
             self._context.refresh_catalogue()  # the list row's message count and modified time
         self._context.session_updated.emit(result)
 

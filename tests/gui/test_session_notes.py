@@ -58,7 +58,8 @@ def test_archive_hides_the_row_show_archived_brings_it_back_marked(
     qtbot, qtmodeltester, window: MainWindow, sessions: Path
 ) -> None:
     before = snapshot(sessions)
-    select(window, LINEAR)
+    with qtbot.waitSignal(window.context.session_loaded, timeout=TIMEOUT):  # its status line comes first
+        select(window, LINEAR)
     assert not window.registry["session.unarchive"].isEnabled()
     trigger(qtbot, window, "session.archive")
     assert LINEAR not in shown_paths(window) and window.list_model.row_of(str(sessions / LINEAR)) >= 0

@@ -247,6 +247,26 @@ def test_the_open_session_shows_its_subtrees_and_abandoned_branches(qtbot, windo
     assert f"{totals[entry.id][0]:,} tokens" in tip
 
 
+def test_the_open_sessions_usage_reads_nothing_after_the_load(tmp_path: Path) -> None:
+    """The worker the window runs after each load works from the index: the file may be gone by then."""
+    import shutil
+
+    from core.session import load_session
+    from core.usage import iter_usage
+    from gui.controllers.usage import session_usage
+    from tests.conftest import DEMO
+
+    for source in sorted(DEMO.glob("*.jsonl")):
+        path = Path(shutil.copy(source, tmp_path / source.name))
+        session = load_session(path)
+        records = list(iter_usage(session))
+        path.unlink()  # today a read fails
+        usage = session_usage(session)
+        current = [r for r in records if r.current]
+        assert usage.current == (sum(r.total for r in current), pytest.approx(sum(r.cost for r in current)))
+        assert usage.current[0] + usage.abandoned[0] == sum(r.total for r in records)
+
+
 def test_a_long_title_is_shown_by_its_first_line_and_told_whole(qtbot) -> None:
     from core.usage import UsageRow
 
