@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from core.catalogue import Catalogue
 from core.catalogue import snapshots as snapshots_module
 from core.catalogue.snapshots import prune_snapshots, read_snapshot, snapshot_file, write_snapshot
+from core.kinds.notes import session_notes
 from core.session import Session, load_session
 from core.session.entry import Entry
 from core.session.tree import SessionTree
@@ -79,7 +80,8 @@ def _state(session: Session) -> dict[str, object]:
     session.tree  # noqa: B018 (made when asked: both routes made it)
     session.diagnostics  # noqa: B018
     session.resolved_overrides()  # a cache either route may not have filled yet
-    state = {key: value for key, value in vars(session).items() if key != "_observer"}
+    caches = {"_observer", "_derived", "_derived_lock"}  # values made again when asked, and their lock
+    state = {key: value for key, value in vars(session).items() if key not in caches}
     state["entries_in_order_of_by_id"] = list(session.by_id)
     return _plain(state)  # type: ignore[return-value]
 
@@ -92,6 +94,7 @@ def _fresh(path: Path) -> tuple[dict[str, object], object]:
 
 def _snapshot(folder: Path, path: Path) -> None:
     session = load_session(path)
+    session_notes(session)  # a value derived and kept on the session (and its lock): not saved
     write_snapshot(folder, session, prepare(session))
 
 
