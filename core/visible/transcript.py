@@ -192,9 +192,13 @@ def transcript_of(session: Session, entry_id: str | None, mode: str) -> Transcri
 
 
 class _Kept(NamedTuple):
-    """A session's transcript to its leaf, and what the session was when it was made."""
+    """A session's transcript to its leaf, and what the session was when it was made.
+
+    Nothing here refers to the session itself (the mapping's key is weak).
+    """
 
     transcript: Transcript
+    read: list[Entry]  # the session's list of entries: another one once the file was read again whole
     entries: int  # how many entries the session had
     ids: int  # how many distinct ids
     leaf_had_children: bool  # its leaf had children (lines before it naming it): never extended
@@ -241,7 +245,7 @@ def transcript_from_parts(parts: dict[str, object], session: Session) -> Transcr
     made.entries, made.mode, made.switches, made.hidden_before = entries, mode, switches, hidden_before
     leaf_id = parts.get("leaf_id")
     made.leaf_id = leaf_id if isinstance(leaf_id, str) else None
-    made.hidden_last, made.lookup = frozenset(hidden_last), session.get
+    made.hidden_last, made.lookup = frozenset(hidden_last), session.by_id.get
     if lines is not None:
         made._lines, made._index = array("q"), None
         made._lines.frombytes(lines)
@@ -256,7 +260,7 @@ def _keep(session: Session, transcript: Transcript) -> _Kept:
         root.parent_id for root in tree.roots if root.parent_id is not None and root.parent_id not in by_id
     )
     had_children = leaf is not None and bool(tree.children.get(leaf))
-    return _Kept(transcript, len(session.entries), len(by_id), had_children, awaited)
+    return _Kept(transcript, session.entries, len(session.entries), len(by_id), had_children, awaited)
 
 
 def _leaf_transcript(session: Session, mode: str) -> Transcript | None:
@@ -267,7 +271,7 @@ def _leaf_transcript(session: Session, mode: str) -> Transcript | None:
     Anything else (a branch, the labeled mode, whose rows depend on labels) makes it again.
     """
     kept = _LEAF_TRANSCRIPTS.get(session)
-    if kept is None or kept.transcript.mode != mode:
+    if kept is None or kept.transcript.mode != mode or kept.read is not session.entries:
         return None
     old, entries = kept.transcript, session.entries
     if kept.entries == len(entries):
@@ -345,7 +349,9 @@ def _made(session: Session, start: str | None, mode: str) -> Transcript:
         else:
             hidden_after.append(entry.id)
         previous = entry
-    return Transcript(shown, leaf_id, mode, switches, after, frozenset(hidden_after), session.get)
+    # The lookup is the session's dict, not the session: a transcript kept for a session
+    # (_LEAF_TRANSCRIPTS, weak) must not hold it, or the session would never be let go.
+    return Transcript(shown, leaf_id, mode, switches, after, frozenset(hidden_after), session.by_id.get)
 
 
 def switched_leaf(session: Session, switch: Switch, index: int) -> str | None:

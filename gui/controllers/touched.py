@@ -71,10 +71,13 @@ def _read_touches(folder: Path | None, session: Session, entries: list[Entry]) -
 
     if not entries:
         return []
+    catalogue = Catalogue(folder)
     try:
-        found = Catalogue(folder).session_touches(session.path, entries[-1].line)
+        found = catalogue.session_touches(session.path, entries[-1].line)
     except CatalogueError:
         found = None
+    finally:
+        catalogue.close()  # a connection left open is a garbage cycle the next load would freeze
     if found is None:
         return session_touches(session, entries)
     touches, last = found

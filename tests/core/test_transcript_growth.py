@@ -172,3 +172,26 @@ def test_chains_grown_on_a_tidy_session_equal_the_walk(
         ids = [entry.id for entry in session.entries]
         got = transcript_of(session, None, mode)
         assert _facts(got, ids) == _facts(transcript_module._made(session, session.leaf_id, mode), ids)
+
+
+def test_a_file_read_again_whole_never_gets_the_transcript_kept_before(tmp_path: Path) -> None:
+    # The same number of entries and the same leaf after a rewrite: the kept transcript's entries are the
+    # old records (other offsets), so it must be made again from the new ones.
+    path = tmp_path / "rewritten.jsonl"
+    header = encode_json({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"})
+
+    def write(text: str) -> None:
+        lines = [header]
+        for number, parent in ((0, None), (1, "e0")):
+            entry = {"type": "message", "id": f"e{number}", "parentId": parent, "timestamp": "2026-01-01"}
+            lines.append(encode_json({**entry, "message": {"role": "user", "content": text}}))
+        path.write_bytes(b"\n".join(lines) + b"\n")
+
+    write("short")
+    session = load_session(path)
+    before = transcript_of(session, None, "default")
+    write("a much longer text than before, so every offset moves")
+    assert session.refresh().reloaded
+    after = transcript_of(session, None, "default")
+    assert after is not before
+    assert all(a is b for a, b in zip(after.entries, session.entries, strict=True))
