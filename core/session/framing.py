@@ -46,21 +46,28 @@ class Framed(NamedTuple):
 
 
 def frame_lines(
-    fd: int, start: int, line_no: int, crc: int | None, take: LineSink, take_long: PiecesSink | None = None
+    fd: int,
+    start: int,
+    line_no: int,
+    crc: int | None,
+    take: LineSink,
+    take_long: PiecesSink | None = None,
+    end: int | None = None,
 ) -> Framed:
-    """Hand every complete line from byte ``start`` to EOF to ``take``, a chunk's lines at a time.
+    """Hand every complete line from byte ``start`` to EOF (or ``end``) to ``take``, a chunk's at a time.
 
     ``start`` is just after a newline (or 0) and ``line_no`` the number of lines before it; ``crc``
     is the crc32 of the bytes before ``start`` (None: keep no checksum). A line longer than a chunk
     goes to ``take_long`` in its pieces when given (joining a 100 MB line would hold it twice), else
     joined to ``take``. Returns the unfinished last line and where the complete ones end
-    (:class:`Framed`).
+    (:class:`Framed`). ``end`` (just after a newline) stops the read there: a part of the file read
+    by a worker process (:mod:`core.session.parallel`).
     """
     offset = start
     position = start
     pending: list[bytes] = []  # the start of a line longer than what was read so far
     while True:
-        chunk = os.pread(fd, CHUNK, position)
+        chunk = os.pread(fd, CHUNK if end is None else min(CHUNK, end - position), position)
         if not chunk:
             break
         position += len(chunk)

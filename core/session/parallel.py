@@ -1,0 +1,574 @@
+"""One big session file read by several processes: the parse split at line boundaries (issue 27).
+
+Parsing is pure Python and holds the interpreter lock, so only processes can share it. The file is cut
+just after newlines into parts; this process reads the first part itself, as every file is read, while
+worker processes index the others with the same code (:class:`~core.session.indexing.EntryIndexer`,
+from a state that has seen the header) and hand each part back as columns of plain values (ids,
+parent ids, types, line numbers, offsets and lengths as arrays: no dict and no :class:`Entry` an entry).
+The parts are taken in file order and merged into the reader so that its index, its diagnostics and
+everything else it keeps are those one process makes (the tests compare both on every sample, corpus
+and hostile file, and on generated files cut everywhere). What a worker cannot know is settled here:
+
+* line numbers: a worker numbers its part's lines from 0; the lines before it are added when it is
+  merged (so no process counts another's lines first).
+* a parent named by an entry but not found earlier in its part may be in an earlier part: looked up in
+  the index as it stands (a parent found there shares its id string, as in one process).
+* an id used in an earlier part: the ``duplicate-id`` note goes after the entry's other notes, as one
+  process writes it; a note's "used on line N" is written when the part's first line is known.
+* labels are replayed in order (a label set, a label cleared), the name, the child usage, the models and
+  the context edits taken in order, the counts added.
+* an entry without an id gets an id synthesised from its line number and every id before it: a worker
+  meeting one stops, and this process reads that part itself. So does a version 1 file (every entry is
+  such), a part whose worker failed or died, or a part of a file that changed meanwhile.
+
+A file smaller than :data:`MIN_BYTES` is read in one process: a worker's start and the merge cost more
+than they save (benchmarks/README.md, "Issue 27: the parse split across processes"). Workers are started
+with ``spawn`` (the app reads from worker threads, and forking a process with threads can copy a held
+lock); a frozen app calls ``multiprocessing.freeze_support()`` first (``gui.launcher`` does).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import pickle
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
+from itertools import repeat
+from operator import add, attrgetter
+from typing import TYPE_CHECKING, NamedTuple
+
+from core.collector import collection_paused
+from core.session.diagnostics import Diagnostic
+from core.session.entry import Entry, EntryInfo
+from core.session.files import open_regular
+from core.session.framing import Framed, frame_lines
+from core.session.indexing import EntryIndexer, duplicate_note
+from core.session.jsonl import JsonObject
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+    from multiprocessing.queues import Queue
+
+MIN_BYTES = 64 << 20
+"""Files (or what is left to read of one) smaller than this are read in one process."""
+
+PART_BYTES = 32 << 20
+"""About how much of the file one part holds (a part ends at the first newline after this much)."""
+
+_HEAD_BYTES = 1 << 20  # how far the header is looked for before workers start (else one process)
+_TAIL_BYTES = 1 << 20  # how far back from the end the last newline is looked for, at most 64 times
+
+
+def usable_processors() -> int:
+    """The processors this process may run on (its affinity where the system says, else all)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_count(size: int) -> int:
+    """How many worker processes should index ``size`` bytes of one file (0: read it in this process).
+
+    ``PRIME_SESSIONS_PARSERS`` overrides it (0 turns workers off; the bundle checks force them).
+    """
+    override = os.environ.get("PRIME_SESSIONS_PARSERS")
+    if override is not None:
+        try:
+            return max(0, int(override))
+        except ValueError:
+            pass
+    if size < MIN_BYTES:
+        return 0
+    processors = usable_processors()
+    return processors if processors > 1 else 0
+
+
+class SplitRead(NamedTuple):
+    """How a read was shared (:attr:`core.session.Session.split`).
+
+    ``workers`` processes started, ``parts`` in all, ``by_workers`` of them merged from a worker (the
+    rest read in this process).
+    """
+
+    workers: int
+    parts: int
+    by_workers: int
+
+
+# ---------------------------------------------------------------------------- what a worker hands back
+class PartIndex(NamedTuple):
+    """One part of the file indexed by a worker: columns of plain values, in file order.
+
+    Line numbers (``lines``, the diagnostics', ``folded``, ``shallow``) count from the part's first
+    line (1); offsets are the file's.
+    """
+
+    line_count: int
+    crc: int | None
+    ids: list[str]
+    parent_ids: list[str | None]
+    types: list[str]
+    kinds: list[str]
+    roles: list[str | None]
+    timestamps: list[object]
+    infos: list[EntryInfo]
+    lines: array[int]
+    offsets: array[int]
+    lengths: array[int]
+    unseen: list[int]  # entries whose parent no earlier entry of the part has
+    repeated: int  # entries whose id an earlier entry of the part has
+    diagnostics: list[tuple[int, str, str, str | None]]
+    duplicate_lines: list[tuple[int, int]]  # (index in diagnostics, the earlier entry's line)
+    labels: list[tuple[str, tuple[str, object] | None]]  # in order: set (target, value) or cleared (None)
+    name: tuple[bool, str | None]
+    usage_overrides: dict[str, JsonObject]
+    context_edits: dict[str, list[int]]
+    message_count: int
+    first_message: str
+    last_activity_ms: int | float | None
+    models: dict[str, None]
+    last_model: tuple[object, object] | None
+    marks: tuple[bool, bool]  # Prime Agent's, pi 1.x's
+    folded: list[int]
+    shallow: list[int]
+
+
+class _ReadItYourself(Exception):
+    """In a worker: the part needs what only a reader of everything before it knows."""
+
+
+class _LabelOps(dict[str, tuple[str, object]]):
+    """A worker's labels: what the indexing stage does to them, in order, for the merge to replay."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[tuple[str, tuple[str, object] | None]] = []
+
+    def __setitem__(self, target: str, value: tuple[str, object]) -> None:
+        self.ops.append((target, value))
+        super().__setitem__(target, value)
+
+    def pop(self, target: str, default: object = None) -> object:  # type: ignore[override]
+        self.ops.append((target, None))
+        return super().pop(target, default)
+
+
+class _Detached(EntryIndexer):
+    """An indexer that is not a session: a worker's part, or the look at the header before they start."""
+
+    def __init__(self, path: str, fold_all: bool) -> None:
+        self.path = path
+        self._keep_bodies = False
+        self._observer = None
+        self._fold_all = fold_all
+        self._reset()
+
+
+class _PartIndexer(_Detached):
+    """In a worker: the indexing stage over one part, from a state that has seen the header."""
+
+    def __init__(self, path: str, version: int, fold_all: bool) -> None:
+        super().__init__(path, fold_all)
+        self._header_seen = True
+        self.version = version
+        self._labels = self._ops = _LabelOps()
+        self.unseen: list[int] = []
+        self.repeated = 0
+        self.duplicate_lines: list[tuple[int, int]] = []
+
+    def _unseen_parent(self) -> None:
+        self.unseen.append(len(self.entries))  # called before the entry is appended: its index
+
+    def _duplicate_id(self, entry: Entry, earlier: Entry) -> None:
+        self.repeated += 1
+        self.duplicate_lines.append((len(self._diagnostics), earlier.line))
+        self._diag(entry.line, "duplicate-id", "", entry.id)  # the sentence is written at the merge
+
+    def _synthesise(self, line_no: int, legacy: bool) -> str:
+        raise _ReadItYourself  # the id depends on every id before it, in every part
+
+
+def index_part(
+    path: str, fd: int, start: int, end: int, version: int, fold_all: bool, crc: bool
+) -> PartIndex:
+    """Index the lines in bytes ``start``-``end`` (each just after a newline) of an open session file.
+
+    Raises:
+        _ReadItYourself: the part holds an entry without an id, or the file no longer has those lines.
+    """
+    part = _PartIndexer(path, version, fold_all)
+    with collection_paused():
+        framed = frame_lines(fd, start, 0, 0 if crc else None, part._decode_lines, part._decode_pieces, end)
+    if framed.carry or framed.offset != end:
+        raise _ReadItYourself  # the file was cut short meanwhile
+    entries = part.entries
+    return PartIndex(
+        framed.line_no,
+        framed.crc,
+        [entry.id for entry in entries],
+        [entry.parent_id for entry in entries],  # pickled with the ids: a parent's is the same string
+        [entry.type for entry in entries],
+        [entry.kind for entry in entries],
+        [entry.role for entry in entries],
+        [entry.timestamp for entry in entries],
+        [entry.info for entry in entries],
+        array("q", [entry.line for entry in entries]),
+        array("q", [entry.offset for entry in entries]),
+        array("q", [entry.length for entry in entries]),
+        part.unseen,
+        part.repeated,
+        [(note.line, note.kind, note.message, note.entry_id) for note in part._diagnostics],
+        part.duplicate_lines,
+        part._ops.ops,
+        (part.name_seen, part._name),
+        part._usage_overrides,
+        {
+            target: [entry.line for entry in edits] for target, edits in part._context_edits.items()
+        },  # found by line
+        part.message_count,
+        part.first_message,
+        part.last_activity_ms,
+        part.models,
+        part._last_model,
+        (part._prime_marked, part._pi1_marked),
+        sorted(part._folded_lines),
+        sorted(part._shallow_lines),
+    )
+
+
+def _serve(
+    path: str,
+    identity: tuple[int, int],
+    tasks: list[tuple[int, int, int]],
+    settings: tuple[int, bool, bool],
+    results: Queue[tuple[int, bytes | None]],
+) -> None:
+    """A worker process: index each part of ``tasks`` (number, start, end) and put it in ``results``.
+
+    A part it cannot index goes back as None (the parent reads it itself), so does every part when the
+    file at ``path`` is no longer the one the parent opened.
+    """
+    try:
+        fd, st = open_regular(path, "does not exist")
+    except Exception:
+        fd = -1
+    try:
+        if fd >= 0 and (st.st_dev, st.st_ino) != identity:
+            os.close(fd)
+            fd = -1
+        for number, start, end in tasks:
+            data = None
+            if fd >= 0:
+                try:
+                    part = index_part(path, fd, start, end, *settings)
+                    data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+                except Exception:  # _ReadItYourself, MemoryError, OSError: the parent reads it
+                    data = None
+            results.put((number, data))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------- the parent
+class _Workers:
+    """Worker processes indexing parts, each a fixed share of them; parts taken in any order."""
+
+    def __init__(
+        self,
+        path: str,
+        identity: tuple[int, int],
+        shares: list[list[tuple[int, int, int]]],
+        settings: tuple[int, bool, bool],
+    ) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._results: Queue[tuple[int, bytes | None]] = context.Queue()
+        self._ready: dict[int, bytes | None] = {}
+        self._dead = False
+        self._processes: list[BaseProcess] = []
+        for share in shares:
+            process = context.Process(
+                target=_serve, args=(path, identity, share, settings, self._results), daemon=True
+            )
+            process.start()
+            self._processes.append(process)
+
+    def take(self, number: int) -> PartIndex | None:
+        """Part ``number`` indexed, or None when this process must read it (a worker could not, or died)."""
+        import queue
+
+        while number not in self._ready and not self._dead:
+            try:
+                got, data = self._results.get(timeout=0.25)
+            except queue.Empty:
+                # A worker killed (out of memory, say) sends nothing more: read what is left here.
+                self._dead = any(process.exitcode not in (None, 0) for process in self._processes)
+                continue
+            self._ready[got] = data
+        data = self._ready.pop(number, None)
+        if data is None:
+            return None
+        part = pickle.loads(data)  # made by index_part in a worker this process started
+        assert isinstance(part, PartIndex)
+        return part
+
+    def close(self) -> None:
+        """Stop the workers (those still indexing are ended)."""
+        for process in self._processes:
+            if process.exitcode is None:
+                process.terminate()
+        for process in self._processes:
+            process.join()
+        self._results.close()
+        self._results.cancel_join_thread()
+
+
+def read_split(
+    reader: EntryIndexer, fd: int, start: int, line_no: int, crc: int | None, workers: int
+) -> tuple[Framed, SplitRead] | None:
+    """Read the file from byte ``start`` with ``workers`` worker processes, as :func:`frame_lines` would.
+
+    ``reader`` is the session's reader (no observer, no kept bodies), ``line_no`` the lines before
+    ``start``, ``crc`` the checksum so far (None: none kept). Returns where framing stopped and how the
+    read was shared, or None when the file is not worth splitting or cannot be (then nothing was read).
+    """
+    import multiprocessing
+
+    if workers < 1 or multiprocessing.current_process().daemon:
+        return None  # a daemonic process may not start processes
+    st = os.fstat(fd)
+    cuts = _cuts(fd, start, st.st_size, PART_BYTES)
+    if len(cuts) < 3:
+        return None  # no part for a worker
+    version = reader.version if reader._header_seen else _version_ahead(reader.path, fd, start)
+    if version is None or version < 2:
+        return None  # the header is far off, or every entry of a version 1 file has a synthesised id
+    parts = [(number, cuts[number], cuts[number + 1]) for number in range(len(cuts) - 1)]
+    # This process reads every part a worker does not, as every file is read: the first (while the
+    # workers start), and with fewer workers than processors every (workers + 1)th.
+    stride = workers + 1 if workers < usable_processors() else len(parts)
+    mine = {number for number, _start, _end in parts if number % stride == 0}
+    tasks = [part for part in parts if part[0] not in mine]
+    settings = (version, reader._fold_all, crc is not None)
+    team = _Workers(
+        reader.path, (st.st_dev, st.st_ino), [tasks[w::workers] for w in range(workers)], settings
+    )
+    merged = 0
+    try:
+        for number, part_start, part_end in parts:
+            part = None if number in mine else team.take(number)
+            if part is None:
+                framed = frame_lines(
+                    fd, part_start, line_no, crc, reader._decode_lines, reader._decode_pieces, part_end
+                )
+                line_no, crc = framed.line_no, framed.crc
+            else:
+                merge_part(reader, part, line_no)
+                merged += 1
+                line_no += part.line_count
+                if crc is not None and part.crc is not None:
+                    crc = crc32_combine(crc, part.crc, part_end - part_start)
+    finally:
+        team.close()
+    framed = frame_lines(fd, cuts[-1], line_no, crc, reader._decode_lines, reader._decode_pieces)
+    return framed, SplitRead(workers, len(parts), merged)
+
+
+def merge_part(reader: EntryIndexer, part: PartIndex, base: int) -> None:
+    """Add a worker's part to ``reader``, whose index holds every line before it (``base`` of them)."""
+    by_id = reader.by_id
+    parent_ids = part.parent_ids
+    for index in part.unseen:
+        parent = by_id.get(parent_ids[index])  # type: ignore[arg-type]  # unseen parents are strings
+        if parent is None:
+            reader._links_suspect = True
+        else:
+            parent_ids[index] = parent.id  # one string for both ids, as one process keeps them
+    entries = list(
+        map(
+            Entry,
+            part.ids,
+            parent_ids,
+            part.types,
+            part.kinds,
+            part.timestamps,
+            map(add, part.lines, repeat(base)),
+            part.offsets,
+            part.lengths,
+            part.roles,
+            repeat(False),
+            part.infos,
+        )
+    )
+    notes = [
+        Diagnostic(line + base, kind, message, entry_id) for line, kind, message, entry_id in part.diagnostics
+    ]
+    for index, earlier in part.duplicate_lines:
+        note = notes[index]
+        assert note.entry_id is not None
+        notes[index] = Diagnostic(
+            note.line, note.kind, duplicate_note(note.entry_id, earlier + base), note.entry_id
+        )
+    if part.repeated:
+        reader._links_suspect = True
+    if by_id and not by_id.keys().isdisjoint(part.ids):
+        notes = list(heapq.merge(notes, _repeated_from_before(by_id, entries), key=attrgetter("line")))
+        reader._links_suspect = True
+    by_id.update(zip(part.ids, entries, strict=True))
+    reader.entries += entries
+    reader._diagnostics += notes
+    _merge_state(reader, part, entries, base)
+
+
+def _repeated_from_before(by_id: dict[str, Entry], entries: list[Entry]) -> Iterator[Diagnostic]:
+    """``duplicate-id`` notes of the entries whose id an earlier part used (the first in the part each)."""
+    seen: set[str] = set()
+    for entry in entries:
+        key = entry.id
+        if key in seen:
+            continue  # the worker noted it: the part's earlier entry is the later one
+        seen.add(key)
+        earlier = by_id.get(key)
+        if earlier is not None:
+            yield Diagnostic(entry.line, "duplicate-id", duplicate_note(key, earlier.line), key)
+
+
+def _merge_state(reader: EntryIndexer, part: PartIndex, entries: list[Entry], base: int) -> None:
+    """What the index keeps besides its entries, as one process would have it after the part."""
+    labels = reader._labels
+    for target, value in part.labels:
+        if value is None:
+            labels.pop(target, None)
+        else:
+            labels[target] = value  # an existing target keeps its place, as in one process
+    seen, name = part.name
+    if seen:
+        reader._name = name
+        reader.name_seen = True
+    reader._usage_overrides.update(part.usage_overrides)
+    for target, lines in part.context_edits.items():
+        edits = [entries[bisect_left(part.lines, line)] for line in lines]  # one entry a line, in order
+        reader._context_edits.setdefault(target, []).extend(edits)
+    reader.message_count += part.message_count
+    if not reader.first_message:
+        reader.first_message = part.first_message
+    last = part.last_activity_ms
+    if last is not None and (reader.last_activity_ms is None or last > reader.last_activity_ms):
+        reader.last_activity_ms = last
+    reader.models.update(part.models)
+    if part.last_model is not None:
+        reader._last_model = part.last_model
+    prime, pi1 = part.marks
+    reader._prime_marked |= prime
+    reader._pi1_marked |= pi1
+    reader._folded_lines.update(line + base for line in part.folded)
+    reader._shallow_lines.update(line + base for line in part.shallow)
+
+
+# ---------------------------------------------------------------------------- where to cut
+def _cuts(fd: int, start: int, size: int, part_bytes: int) -> list[int]:
+    """Where the parts start and end: ``start``, then offsets just after newlines.
+
+    The last is just after the file's last newline: what follows it is read by this process, as every
+    file's end is.
+    """
+    cuts = [start]
+    last = _last_line_end(fd, start, size)
+    position = start + part_bytes
+    while position < last:
+        cut = _line_end_after(fd, position, last)
+        if cut >= last:
+            break
+        cuts.append(cut)
+        position = cut + part_bytes
+    if last > cuts[-1]:
+        cuts.append(last)
+    return cuts
+
+
+def _line_end_after(fd: int, position: int, limit: int) -> int:
+    """Just after the first newline at or after ``position``, or ``limit`` when none comes before it."""
+    while position < limit:
+        block = os.pread(fd, min(1 << 16, limit - position), position)
+        if not block:
+            break
+        found = block.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(block)
+    return limit
+
+
+def _last_line_end(fd: int, start: int, size: int) -> int:
+    """Just after the file's last newline (looked for in its last 64 MiB), else ``start``."""
+    end = size
+    for _ in range(64):
+        begin = max(start, end - _TAIL_BYTES)
+        if begin >= end:
+            break
+        found = os.pread(fd, end - begin, begin).rfind(b"\n")
+        if found >= 0:
+            return begin + found + 1
+        end = begin
+    return start
+
+
+def _version_ahead(path: str, fd: int, start: int) -> int | None:
+    """The format version the header at the start of the file gives, read as the reader will read it.
+
+    None when no line of the first MiB is an object (the reader then decides, in one process).
+    """
+    scratch = _Detached(path, False)
+    head = os.pread(fd, _HEAD_BYTES, start)
+    line_no, offset = 0, start
+    for raw in head.split(b"\n")[:-1]:  # complete lines only
+        scratch._decode_lines([raw], line_no, offset)
+        if scratch._header_seen:
+            return scratch.version
+        line_no += 1
+        offset += len(raw) + 1
+    return None
+
+
+# ---------------------------------------------------------------------------- checksums
+def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
+    """The crc32 of two byte strings joined, from each one's crc32 and the second's length (zlib's way)."""
+    if length2 <= 0:
+        return crc1
+    odd = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
+    even = _gf2_square(odd)  # two zero bits
+    odd = _gf2_square(even)  # four zero bits
+    while True:
+        even = _gf2_square(odd)
+        if length2 & 1:
+            crc1 = _gf2_times(even, crc1)
+        length2 >>= 1
+        if not length2:
+            break
+        odd = _gf2_square(even)
+        if length2 & 1:
+            crc1 = _gf2_times(odd, crc1)
+        length2 >>= 1
+        if not length2:
+            break
+    return crc1 ^ crc2
+
+
+def _gf2_times(matrix: list[int], vector: int) -> int:
+    total = 0
+    row = 0
+    while vector:
+        if vector & 1:
+            total ^= matrix[row]
+        vector >>= 1
+        row += 1
+    return total
+
+
+def _gf2_square(matrix: list[int]) -> list[int]:
+    return [_gf2_times(matrix, matrix[n]) for n in range(32)]
