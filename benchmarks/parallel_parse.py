@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -119,12 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         print("| command | wall s | CPU s (all processes) | peak MiB (largest process) |")
         print("|---|---:|---:|---:|")
         for name, samples in found.items():
-            walls, cpus, rsss = zip(*samples, strict=True)
-            if name.startswith("window"):
-                print(f"| {name}: to the leaf | {_figure(list(walls))} | stall ms {_figure(list(cpus), 0)} |", end="")
-                print(f" {_figure(list(rsss), 0)} |")
-            else:
-                print(f"| {name} | {_figure(list(walls))} | {_figure(list(cpus))} | {_figure(list(rsss), 0)} |")
+            walls, cpus, rsss = (list(column) for column in zip(*samples, strict=True))
+            middle = f"stall ms {_figure(cpus, 0)}" if name.startswith("window") else _figure(cpus)
+            shown = f"{name}: to the leaf" if name.startswith("window") else name
+            print(f"| {shown} | {_figure(walls)} | {middle} | {_figure(rsss, 0)} |")
     return 0
 
 

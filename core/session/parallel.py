@@ -343,19 +343,25 @@ def read_split(
     if workers < 1 or multiprocessing.current_process().daemon:
         return None  # a daemonic process may not start processes
     st = os.fstat(fd)
-    # The first part, this process's, is twice as long: a worker takes about 0.15 s to start.
-    cuts = _cuts(fd, start, st.st_size, PART_BYTES, 2 * PART_BYTES)
-    if len(cuts) < 3:
-        return None  # no part for a worker
-    version = reader.version if reader._header_seen else _version_ahead(reader.path, fd, start)
+    # Workers start from a state that has seen the header (or the first entry, of a file without
+    # one): this process reads up to there. Its part is twice as long: a worker takes 0.15 s to start.
+    first = 2 * PART_BYTES
+    version: int | None = reader.version
+    if not reader._header_seen:
+        version, header_end = _version_ahead(reader.path, fd, start)
+        first = max(first, header_end - start)
     if version is None or version < 2:
         return None  # the header is far off, or every entry of a version 1 file has a synthesised id
+    cuts = _cuts(fd, start, st.st_size, PART_BYTES, first)
+    if len(cuts) < 3:
+        return None  # no part for a worker
     parts = [(number, cuts[number], cuts[number + 1]) for number in range(len(cuts) - 1)]
     # This process reads every part a worker does not, as every file is read: the first (while the
     # workers start), and with fewer workers than processors every (workers + 1)th.
     stride = workers + 1 if workers < usable_processors() else len(parts)
     mine = {number for number, _start, _end in parts if number % stride == 0}
     tasks = [part for part in parts if part[0] not in mine]
+    workers = min(workers, len(tasks))  # a worker with nothing to do is not started
     settings = (version, reader._fold_all, crc is not None)
     team = _Workers(
         reader.path, (st.st_dev, st.st_ino), [tasks[w::workers] for w in range(workers)], settings
@@ -483,7 +489,7 @@ def _cuts(fd: int, start: int, size: int, part_bytes: int, first_bytes: int | No
     last = _last_line_end(fd, start, size)
     position = start + (part_bytes if first_bytes is None else first_bytes)
     while position < last:
-        cut = _line_end_after(fd, position, last)
+        cut = _line_end_after(fd, position - 1, last)  # ``position`` itself when a line starts there
         if cut >= last:
             break
         cuts.append(cut)
@@ -520,21 +526,23 @@ def _last_line_end(fd: int, start: int, size: int) -> int:
     return start
 
 
-def _version_ahead(path: str, fd: int, start: int) -> int | None:
-    """The format version the header at the start of the file gives, read as the reader will read it.
+def _version_ahead(path: str, fd: int, start: int) -> tuple[int | None, int]:
+    """The format version the start of the file gives, and just after the line that settles it.
 
-    None when no line of the first MiB is an object (the reader then decides, in one process).
+    That line is the header's, or the first entry's in a file without one; read as the reader will
+    read it. The version is None when no line of the first MiB is an object (then the reader decides,
+    in one process).
     """
     scratch = _Detached(path, False)
     head = os.pread(fd, _HEAD_BYTES, start)
     line_no, offset = 0, start
     for raw in head.split(b"\n")[:-1]:  # complete lines only
         scratch._decode_lines([raw], line_no, offset)
-        if scratch._header_seen:
-            return scratch.version
         line_no += 1
         offset += len(raw) + 1
-    return None
+        if scratch._header_seen:
+            return scratch.version, offset
+    return None, offset
 
 
 # ---------------------------------------------------------------------------- checksums

@@ -322,7 +322,7 @@ def test_small_files_and_one_processor_read_in_one_process(monkeypatch: pytest.M
     monkeypatch.setattr(parallel, "usable_processors", lambda: 1)
     assert parallel.worker_count(10 * parallel.MIN_BYTES) == 0
     monkeypatch.setattr(parallel, "usable_processors", lambda: 4)
-    assert parallel.worker_count(parallel.MIN_BYTES) == 4
+    assert parallel.worker_count(parallel.MIN_BYTES) == 3  # this process reads its share too
     monkeypatch.setenv("PRIME_SESSIONS_PARSERS", "0")
     assert parallel.worker_count(10 * parallel.MIN_BYTES) == 0
 
@@ -342,7 +342,7 @@ def test_load_session_asks_workers_only_for_big_files(
     load_session(V3)
     assert asked == []  # below MIN_BYTES: not even tried
     monkeypatch.setattr(parallel, "MIN_BYTES", 1)
-    monkeypatch.setattr(parallel, "usable_processors", lambda: 2)
+    monkeypatch.setattr(parallel, "usable_processors", lambda: 3)
     monkeypatch.setattr(parallel, "PART_BYTES", 1 << 30)  # one part: nothing for a worker, read here
     session = load_session(V3)
     assert asked == [2] and session.split is None
@@ -426,3 +426,20 @@ def test_labels_set_again_in_a_later_part_keep_their_place(tmp_path: Path) -> No
     split = assert_split_equals_one(path, 1)
     assert [target for target, _label in split._labels.items()] == ["a", "b", "c"]
     assert split.split is not None and split.split.by_workers == split.split.parts - 1
+
+
+@pytest.mark.parametrize("first", [b"{not json", b"[1]", b"", b'{"type":"title","title":"T"}'])
+def test_workers_start_after_the_line_that_settles_the_header(tmp_path: Path, first: bytes) -> None:
+    """Found by hypothesis: a damaged first line, then entries, cut after every line. The first object
+    decides whether the file has a header (``missing-header`` is noted on its line): this process reads
+    up to it, so no worker starts from a state that has not seen it."""
+    entries = [
+        orjson.dumps(
+            {"type": "message", "id": f"e{n}", "parentId": f"e{n - 1}" if n else None, "timestamp": "x"}
+        )
+        for n in range(5)
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join([first, *entries]) + b"\n")
+    split = assert_split_equals_one(path, 1)
+    assert split.split is not None and split.split.by_workers == 4
