@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         mb = path.stat().st_size / 1e6
         found: dict[str, list[tuple[float, float, float]]] = {}
+        paths: dict[str, list[tuple[float, float]]] = {}
         reference = None
         for _round in range(args.runs):
             runs = [("bare", [python, str(REPO / "benchmarks" / "bare_parse.py"), str(path)], _env())]
@@ -107,8 +109,12 @@ def main(argv: list[str] | None = None) -> int:
                     elif said != reference:
                         raise SystemExit(f"{name} on {path.name} printed something else than one process")
                     split = [line for line in text.splitlines() if "worker processes" in line]
-                    if split and _round == 0:
-                        print(f"  {name}: {split[0].split(': ', 2)[-1]}", flush=True)
+                    if split:
+                        # "processor time 1.23 s here, 1.01 s the most of a worker": the read's critical path
+                        here, worker = (float(x) for x in re.findall(r"([0-9.]+) s ", split[0] + " ")[-2:])
+                        paths.setdefault(name, []).append((here, worker))
+                        if _round == 0:
+                            print(f"  {name}: {split[0].split(': ', 2)[-1]}", flush=True)
         if args.window:
             for parsers in ("0", None):
                 for _round in range(args.runs):
@@ -122,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
             middle = f"stall ms {_figure(cpus, 0)}" if name.startswith("window") else _figure(cpus)
             shown = f"{name}: to the leaf" if name.startswith("window") else name
             print(f"| {shown} | {_figure(walls)} | {middle} | {_figure(rsss, 0)} |")
+        for name, pairs in paths.items():
+            here, worker = (list(column) for column in zip(*pairs, strict=True))
+            print(
+                f"{name}, processor s of the read: here {_figure(here)}, the busiest worker {_figure(worker)}"
+            )
     return 0
 
 

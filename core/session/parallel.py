@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 import os
 import pickle
+import time
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -91,12 +92,15 @@ class SplitRead(NamedTuple):
     """How a read was shared (:attr:`core.session.Session.split`).
 
     ``workers`` processes started, ``parts`` in all, ``by_workers`` of them merged from a worker (the
-    rest read in this process).
+    rest read in this process); the processor seconds this process spent on the read and the most one
+    worker spent (their larger is about the wall time with a processor free for each; benchmarks).
     """
 
     workers: int
     parts: int
     by_workers: int
+    cpu_here: float = 0.0
+    cpu_worker: float = 0.0
 
 
 # ---------------------------------------------------------------------------- what a worker hands back
@@ -245,7 +249,7 @@ def _serve(
     identity: tuple[int, int],
     tasks: list[tuple[int, int, int]],
     settings: tuple[int, bool, bool],
-    results: Queue[tuple[int, bytes | None]],
+    results: Queue[tuple[int, bytes | None, float]],
 ) -> None:
     """A worker process: index each part of ``tasks`` (number, start, end) and put it in ``results``.
 
@@ -268,7 +272,7 @@ def _serve(
                     data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                 except Exception:  # _ReadItYourself, MemoryError, OSError: the parent reads it
                     data = None
-            results.put((number, data))
+            results.put((number, data, time.process_time()))
     finally:
         if fd >= 0:
             os.close(fd)
@@ -288,7 +292,8 @@ class _Workers:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
-        self._results: Queue[tuple[int, bytes | None]] = context.Queue()
+        self._results: Queue[tuple[int, bytes | None, float]] = context.Queue()
+        self.cpu = 0.0  # the most processor seconds a worker said it had spent
         self._ready: dict[int, bytes | None] = {}
         self._dead = False
         self._processes: list[BaseProcess] = []
@@ -305,12 +310,13 @@ class _Workers:
 
         while number not in self._ready and not self._dead:
             try:
-                got, data = self._results.get(timeout=0.25)
+                got, data, cpu = self._results.get(timeout=0.25)
             except queue.Empty:
                 # A worker killed (out of memory, say) sends nothing more: read what is left here.
                 self._dead = any(process.exitcode not in (None, 0) for process in self._processes)
                 continue
             self._ready[got] = data
+            self.cpu = max(self.cpu, cpu)
         data = self._ready.pop(number, None)
         if data is None:
             return None
@@ -342,6 +348,7 @@ def read_split(
 
     if workers < 1 or multiprocessing.current_process().daemon:
         return None  # a daemonic process may not start processes
+    began = time.process_time()
     st = os.fstat(fd)
     # Workers start from a state that has seen the header (or the first entry, of a file without
     # one): this process reads up to there. Its part is twice as long: a worker takes 0.15 s to start.
@@ -384,7 +391,7 @@ def read_split(
     finally:
         team.close()
     framed = frame_lines(fd, cuts[-1], line_no, crc, reader._decode_lines, reader._decode_pieces)
-    return framed, SplitRead(workers, len(parts), merged)
+    return framed, SplitRead(workers, len(parts), merged, time.process_time() - began, team.cpu)
 
 
 def merge_part(reader: EntryIndexer, part: PartIndex, base: int) -> None:

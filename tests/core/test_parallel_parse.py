@@ -98,6 +98,8 @@ def full_state(session: Session) -> dict[str, object]:
 class _InProcess:
     """The workers' code run in this process, each part through pickle as it comes from a worker."""
 
+    cpu = 0.0
+
     def __init__(
         self,
         path: str,
@@ -169,7 +171,7 @@ def test_split_parts_really_come_from_workers() -> None:
     for processors in (2, 3):
         split = assert_split_equals_one(path, 2000, processors=processors)
         assert split.split is not None
-        workers, parts, by_workers = split.split
+        workers, parts, by_workers = split.split.workers, split.split.parts, split.split.by_workers
         mine = 1 if processors <= workers else len(range(0, parts, workers + 1))
         assert by_workers == parts - mine, split.split
         assert by_workers > 3
@@ -396,14 +398,14 @@ def test_a_dead_worker_leaves_its_parts_to_this_process(
 def test_a_replaced_file_is_not_read_by_workers(tmp_path: Path) -> None:
     """A worker finding another file at the path hands every part back (the parent reads its own fd)."""
     path = _many_lines(tmp_path)
-    results: list[tuple[int, bytes | None]] = []
+    results: list[tuple[int, bytes | None, float]] = []
 
     class Sink:
-        def put(self, item: tuple[int, bytes | None]) -> None:
+        def put(self, item: tuple[int, bytes | None, float]) -> None:
             results.append(item)
 
     parallel._serve(str(path), (0, 0), [(1, 0, 10), (2, 10, 20)], (3, False, False), Sink())  # type: ignore[arg-type]
-    assert results == [(1, None), (2, None)]
+    assert [(number, data) for number, data, _cpu in results] == [(1, None), (2, None)]
 
 
 def test_labels_set_again_in_a_later_part_keep_their_place(tmp_path: Path) -> None:
