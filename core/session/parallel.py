@@ -49,8 +49,8 @@ from core.session.indexing import EntryIndexer, duplicate_note
 from core.session.jsonl import JsonObject
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
-    from multiprocessing.queues import Queue
 
 MIN_BYTES = 64 << 20
 """Files (or what is left to read of one) smaller than this are read in one process."""
@@ -249,13 +249,26 @@ def _serve(
     identity: tuple[int, int],
     tasks: list[tuple[int, int, int]],
     settings: tuple[int, bool, bool],
-    results: Queue[tuple[int, bytes | None, float]],
+    sender: Connection,
 ) -> None:
-    """A worker process: index each part of ``tasks`` (number, start, end) and put it in ``results``.
+    """A worker process: index each part of ``tasks`` (number, start, end) and send it to the parent.
 
-    A part it cannot index goes back as None (the parent reads it itself), so does every part when the
-    file at ``path`` is no longer the one the parent opened.
+    Each part goes as one message, ``(number, processor seconds so far, PartIndex or None)``; None
+    (the parent reads the part itself) for a part it cannot index, and for every part when the file
+    at ``path`` is no longer the one the parent opened. A thread sends, so the next part is indexed
+    while the parent is not reading yet.
     """
+    import queue
+    import threading
+
+    outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def send() -> None:
+        while (message := outbox.get()) is not None:
+            sender.send_bytes(message)
+
+    thread = threading.Thread(target=send, name="send parts")
+    thread.start()
     try:
         fd, st = open_regular(path, "does not exist")
     except Exception:
@@ -265,22 +278,25 @@ def _serve(
             os.close(fd)
             fd = -1
         for number, start, end in tasks:
-            data = None
+            part = None
             if fd >= 0:
                 try:
                     part = index_part(path, fd, start, end, *settings)
-                    data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
                 except Exception:  # _ReadItYourself, MemoryError, OSError: the parent reads it
-                    data = None
-            results.put((number, data, time.process_time()))
+                    part = None
+            message = (number, time.process_time(), part)
+            outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
     finally:
+        outbox.put(None)
+        thread.join()
+        sender.close()
         if fd >= 0:
             os.close(fd)
 
 
 # ---------------------------------------------------------------------------- the parent
 class _Workers:
-    """Worker processes indexing parts, each a fixed share of them; parts taken in any order."""
+    """Worker processes indexing parts, each a fixed share of them in file order, through its own pipe."""
 
     def __init__(
         self,
@@ -292,36 +308,37 @@ class _Workers:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
-        self._results: Queue[tuple[int, bytes | None, float]] = context.Queue()
         self.cpu = 0.0  # the most processor seconds a worker said it had spent
-        self._ready: dict[int, bytes | None] = {}
-        self._dead = False
+        self._owner = {number: worker for worker, share in enumerate(shares) for number, _s, _e in share}
+        self._pipes: list[Connection | None] = []
         self._processes: list[BaseProcess] = []
         for share in shares:
+            receiver, sender = context.Pipe(duplex=False)
             process = context.Process(
-                target=_serve, args=(path, identity, share, settings, self._results), daemon=True
+                target=_serve, args=(path, identity, share, settings, sender), daemon=True
             )
             process.start()
+            sender.close()  # the worker holds the only sending end: its death ends the pipe (EOFError)
+            self._pipes.append(receiver)
             self._processes.append(process)
 
     def take(self, number: int) -> PartIndex | None:
-        """Part ``number`` indexed, or None when this process must read it (a worker could not, or died)."""
-        import queue
+        """Part ``number`` indexed, or None when this process must read it (a worker could not, or died).
 
-        while number not in self._ready and not self._dead:
-            try:
-                got, data, cpu = self._results.get(timeout=0.25)
-            except queue.Empty:
-                # A worker killed (out of memory, say) sends nothing more: read what is left here.
-                self._dead = any(process.exitcode not in (None, 0) for process in self._processes)
-                continue
-            self._ready[got] = data
-            self.cpu = max(self.cpu, cpu)
-        data = self._ready.pop(number, None)
-        if data is None:
+        Parts must be taken in file order: each worker sends its share in that order.
+        """
+        worker = self._owner[number]
+        pipe = self._pipes[worker]
+        if pipe is None:
             return None
-        part = pickle.loads(data)  # made by index_part in a worker this process started
-        assert isinstance(part, PartIndex)
+        try:
+            got, cpu, part = pickle.loads(pipe.recv_bytes())  # sent by _serve, in a worker started here
+        except (EOFError, OSError):  # the worker died (killed, out of memory): read its parts here
+            pipe.close()
+            self._pipes[worker] = None
+            return None
+        assert got == number and (part is None or isinstance(part, PartIndex))
+        self.cpu = max(self.cpu, cpu)
         return part
 
     def close(self) -> None:
@@ -331,8 +348,9 @@ class _Workers:
                 process.terminate()
         for process in self._processes:
             process.join()
-        self._results.close()
-        self._results.cancel_join_thread()
+        for pipe in self._pipes:
+            if pipe is not None:
+                pipe.close()
 
 
 def read_split(
@@ -386,7 +404,8 @@ def read_split(
                 merge_part(reader, part, line_no)
                 merged += 1
                 line_no += part.line_count
-                if crc is not None and part.crc is not None:
+                if crc is not None:
+                    assert part.crc is not None  # asked of every worker when this process keeps one
                     crc = crc32_combine(crc, part.crc, part_end - part_start)
     finally:
         team.close()
