@@ -1,10 +1,11 @@
 """One big session file read by several processes: the parse split at line boundaries (issue 27).
 
 Parsing is pure Python and holds the interpreter lock, so only processes can share it. The file is cut
-just after newlines into parts; this process reads the first part itself, as every file is read, while
-worker processes index the others with the same code (:class:`~core.session.indexing.EntryIndexer`,
-from a state that has seen the header) and hand each part back as columns of plain values (ids,
-parent ids, types, line numbers, offsets and lengths as arrays: no dict and no :class:`Entry` an entry).
+just after newlines into parts; this process reads the first part and every (workers + 1)th after it
+itself, as every file is read, while worker processes index the others with the same code
+(:class:`~core.session.indexing.EntryIndexer`, from a state that has seen the header) and hand each
+part back as columns of plain values (ids, parent ids, types, line numbers, offsets and lengths as
+arrays: no dict and no :class:`Entry` an entry).
 The parts are taken in file order and merged into the reader so that its index, its diagnostics and
 everything else it keeps are those one process makes (the tests compare both on every sample, corpus
 and hostile file, and on generated files cut everywhere). What a worker cannot know is settled here:
@@ -381,10 +382,9 @@ def read_split(
     if len(cuts) < 3:
         return None  # no part for a worker
     parts = [(number, cuts[number], cuts[number + 1]) for number in range(len(cuts) - 1)]
-    # This process reads every part a worker does not, as every file is read: the first (while the
-    # workers start), and with fewer workers than processors every (workers + 1)th.
-    stride = workers + 1 if workers < usable_processors() else len(parts)
-    mine = {number for number, _start, _end in parts if number % stride == 0}
+    # This process reads every (workers + 1)th part, as every file is read, the first among them (while
+    # the workers start), and merges the workers' parts between its own.
+    mine = set(range(0, len(parts), workers + 1))
     tasks = [part for part in parts if part[0] not in mine]
     workers = min(workers, len(tasks))  # a worker with nothing to do is not started
     settings = (version, reader._fold_all, crc is not None)

@@ -129,25 +129,24 @@ class _InProcess:
 
 
 @contextmanager
-def split_in_process(part_bytes: int, processors: int = 2) -> Iterator[None]:
+def split_in_process(part_bytes: int) -> Iterator[None]:
     """Reads split into parts of about ``part_bytes`` (1: every line a part), the workers run here."""
-    saved = (parallel._Workers, parallel.PART_BYTES, parallel.usable_processors)
+    saved = (parallel._Workers, parallel.PART_BYTES)
     parallel._Workers = _InProcess  # type: ignore[assignment, misc]
     parallel.PART_BYTES = part_bytes
-    parallel.usable_processors = lambda: processors
     try:
         yield
     finally:
-        parallel._Workers, parallel.PART_BYTES, parallel.usable_processors = saved  # type: ignore[misc]
+        parallel._Workers, parallel.PART_BYTES = saved  # type: ignore[misc]
 
 
 def assert_split_equals_one(
-    path: Path, part_bytes: int, *, fold_all: bool = True, processors: int = 2
+    path: Path, part_bytes: int, *, fold_all: bool = True, workers: int = 2
 ) -> Session:
     one = load_session(path, processes=0, fold_all=fold_all)
     assert one.split is None
-    with split_in_process(part_bytes, processors):
-        split = load_session(path, processes=2, fold_all=fold_all)
+    with split_in_process(part_bytes):
+        split = load_session(path, processes=workers, fold_all=fold_all)
     assert full_state(split) == full_state(one)
     return split
 
@@ -168,25 +167,25 @@ def test_every_shared_file_reads_the_same_split(path: Path, part_bytes: int) -> 
 def test_split_parts_really_come_from_workers() -> None:
     """On a file with ids everywhere every part but this process's own is a worker's."""
     path = V3
-    for processors in (2, 3):
-        split = assert_split_equals_one(path, 2000, processors=processors)
+    for workers in (1, 2, 3):
+        split = assert_split_equals_one(path, 2000, workers=workers)
         assert split.split is not None
-        workers, parts, by_workers = split.split.workers, split.split.parts, split.split.by_workers
-        mine = 1 if processors <= workers else len(range(0, parts, workers + 1))
-        assert by_workers == parts - mine, split.split
+        parts, by_workers = split.split.parts, split.split.by_workers
+        assert split.split.workers == workers  # this process reads parts 0, workers + 1, ...
+        assert by_workers == parts - len(range(0, parts, workers + 1)), split.split
         assert by_workers > 3
 
 
 # ---------------------------------------------------------------------------- generated and hostile files
 @PROPERTY
-@given(data=session_bytes(), part_bytes=st.integers(1, 400), processors=st.sampled_from([2, 3]))
+@given(data=session_bytes(), part_bytes=st.integers(1, 400), workers=st.sampled_from([1, 2, 3]))
 def test_any_file_reads_the_same_split_anywhere(
-    tmp_path: Path, data: bytes, part_bytes: int, processors: int
+    tmp_path: Path, data: bytes, part_bytes: int, workers: int
 ) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(data)
-    assert_split_equals_one(path, part_bytes, processors=processors)
-    assert_split_equals_one(path, part_bytes, fold_all=False, processors=processors)
+    assert_split_equals_one(path, part_bytes, workers=workers)
+    assert_split_equals_one(path, part_bytes, fold_all=False, workers=workers)
 
 
 @st.composite
@@ -430,7 +429,9 @@ def test_labels_set_again_in_a_later_part_keep_their_place(tmp_path: Path) -> No
     path.write_bytes(b"\n".join(lines) + b"\n")
     split = assert_split_equals_one(path, 1)
     assert [target for target, _label in split._labels.items()] == ["a", "b", "c"]
-    assert split.split is not None and split.split.by_workers == split.split.parts - 1
+    assert split.split is not None and split.split.by_workers == split.split.parts - len(
+        range(0, split.split.parts, 3)
+    )
 
 
 @pytest.mark.parametrize("first", [b"{not json", b"[1]", b"", b'{"type":"title","title":"T"}'])
@@ -447,4 +448,5 @@ def test_workers_start_after_the_line_that_settles_the_header(tmp_path: Path, fi
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join([first, *entries]) + b"\n")
     split = assert_split_equals_one(path, 1)
-    assert split.split is not None and split.split.by_workers == 4
+    assert split.split is not None and split.split.parts == 5  # up to e0 here, then a part a line
+    assert split.split.by_workers == 3  # parts 1, 2 and 4 (this process reads 0 and 3)
