@@ -171,8 +171,8 @@ def test_split_parts_really_come_from_workers() -> None:
         split = assert_split_equals_one(path, 2000, workers=workers)
         assert split.split is not None
         parts, by_workers = split.split.parts, split.split.by_workers
-        assert split.split.workers == workers  # this process reads parts 0, workers + 1, ...
-        assert by_workers == parts - len(range(0, parts, workers + 1)), split.split
+        assert split.split.workers == workers
+        assert by_workers == parts - len(range(0, parts, parallel.own_stride(workers, parts))), split.split
         assert by_workers > 3
 
 
@@ -429,9 +429,8 @@ def test_labels_set_again_in_a_later_part_keep_their_place(tmp_path: Path) -> No
     path.write_bytes(b"\n".join(lines) + b"\n")
     split = assert_split_equals_one(path, 1)
     assert [target for target, _label in split._labels.items()] == ["a", "b", "c"]
-    assert split.split is not None and split.split.by_workers == split.split.parts - len(
-        range(0, split.split.parts, 3)
-    )
+    assert split.split is not None and split.split.parts == 7  # the header, then a label a part
+    assert split.split.by_workers == 5  # this process reads parts 0 and 4 (two workers)
 
 
 @pytest.mark.parametrize("first", [b"{not json", b"[1]", b"", b'{"type":"title","title":"T"}'])
@@ -449,4 +448,16 @@ def test_workers_start_after_the_line_that_settles_the_header(tmp_path: Path, fi
     path.write_bytes(b"\n".join([first, *entries]) + b"\n")
     split = assert_split_equals_one(path, 1)
     assert split.split is not None and split.split.parts == 5  # up to e0 here, then a part a line
-    assert split.split.by_workers == 3  # parts 1, 2 and 4 (this process reads 0 and 3)
+    assert split.split.by_workers == 3  # parts 1 to 3 (this process reads 0 and 4: two workers)
+
+
+def test_this_process_reads_a_share_that_keeps_it_as_busy_as_a_worker() -> None:
+    assert [parallel.own_stride(workers, 100) for workers in (1, 2, 3, 4, 7, 8, 16)] == [
+        2,
+        4,
+        6,
+        9,
+        79,
+        100,
+        100,
+    ]
