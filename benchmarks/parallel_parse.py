@@ -15,7 +15,7 @@ private home, the catalogue built cold behind it), with ``PRIME_SESSIONS_PARSERS
 
 Usage::
 
-    python benchmarks/parallel_parse.py [--runs 3] [--workers 1 2] [--window] [FILE ...]
+    python benchmarks/parallel_parse.py [--runs 3] [--workers auto,2,3] [--window] [FILE ...]
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workers", nargs="*", default=["auto", "2"], help="worker counts, or auto")
+    parser.add_argument("--workers", default="auto,2", help="worker counts (or auto), by commas")
     parser.add_argument("--window", action="store_true", help="also the window's first open")
     args = parser.parse_args(argv)
     files = args.files or [OUT / f"size-chain-{n}.jsonl" for n in (26, 12, 4, 3)]
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             runs = [("bare", [python, str(REPO / "benchmarks" / "bare_parse.py"), str(path)], _env())]
             check = [python, "-m", "core.cli", "check", "-v", str(path)]
             runs.append(("check 1", check, _env(PRIME_SESSIONS_PARSERS="0")))
-            for workers in args.workers:
+            for workers in args.workers.split(","):
                 more = {} if workers == "auto" else {"PRIME_SESSIONS_PARSERS": workers}
                 runs.append((f"check {workers}", check, _env(PRIME_SESSIONS_DEBUG="1", **more)))
             for name, command, env in runs:
