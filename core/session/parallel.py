@@ -31,6 +31,7 @@ lock); a frozen app calls ``multiprocessing.freeze_support()`` first (``gui.laun
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import pickle
 import time
@@ -78,7 +79,11 @@ def usable_processors() -> int:
 def worker_count(size: int) -> int:
     """How many worker processes should index ``size`` bytes of one file (0: read it in this process).
 
-    ``PRIME_SESSIONS_PARSERS`` overrides it (0 turns workers off; the bundle checks force them).
+    One fewer than the processors other work leaves free (what the 1-minute load average says, less
+    this process, as ``core.export.parallel`` reckons): this process indexes its share too, and the
+    split costs about a fifth more processor time in all (pickled parts, the merge), which pays only
+    where a processor is at least partly idle (benchmarks/README.md, "Issue 27"). Files under
+    :data:`MIN_BYTES`: none. ``PRIME_SESSIONS_PARSERS`` overrides it (0 turns workers off).
     """
     override = os.environ.get("PRIME_SESSIONS_PARSERS")
     if override is not None:
@@ -88,9 +93,11 @@ def worker_count(size: int) -> int:
             pass
     if size < MIN_BYTES:
         return 0
-    # This process indexes its share too (see read_split): one worker fewer than processors keeps
-    # every process busy without two taking turns on one processor (measured: benchmarks/README.md).
-    return usable_processors() - 1
+    try:
+        others = max(0.0, os.getloadavg()[0] - 1)
+    except (AttributeError, OSError):  # no load average (Windows)
+        others = 0.0
+    return max(0, math.ceil(usable_processors() - others) - 1)
 
 
 class SplitRead(NamedTuple):

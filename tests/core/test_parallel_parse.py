@@ -317,15 +317,24 @@ def test_crc32_combine_is_the_crc_of_the_joined_bytes(first: bytes, second: byte
     assert parallel.crc32_combine(before, zlib.crc32(second), len(second)) == zlib.crc32(second, before)
 
 
-def test_small_files_and_one_processor_read_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_files_one_processor_and_busy_processors_read_in_one_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("PRIME_SESSIONS_PARSERS", raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))  # this process alone
     assert parallel.worker_count(parallel.MIN_BYTES - 1) == 0
     monkeypatch.setattr(parallel, "usable_processors", lambda: 1)
     assert parallel.worker_count(10 * parallel.MIN_BYTES) == 0
     monkeypatch.setattr(parallel, "usable_processors", lambda: 4)
     assert parallel.worker_count(parallel.MIN_BYTES) == 3  # this process reads its share too
+    for load, workers in ((1.7, 3), (2.5, 2), (3.9, 1), (4.0, 0), (9.0, 0)):
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, 1.0, 1.0))
+        assert parallel.worker_count(parallel.MIN_BYTES) == workers, load
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
     monkeypatch.setenv("PRIME_SESSIONS_PARSERS", "0")
     assert parallel.worker_count(10 * parallel.MIN_BYTES) == 0
+    monkeypatch.setenv("PRIME_SESSIONS_PARSERS", "2")
+    assert parallel.worker_count(1) == 2
 
 
 def test_load_session_asks_workers_only_for_big_files(
@@ -344,6 +353,7 @@ def test_load_session_asks_workers_only_for_big_files(
     assert asked == []  # below MIN_BYTES: not even tried
     monkeypatch.setattr(parallel, "MIN_BYTES", 1)
     monkeypatch.setattr(parallel, "usable_processors", lambda: 3)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
     monkeypatch.setattr(parallel, "PART_BYTES", 1 << 30)  # one part: nothing for a worker, read here
     session = load_session(V3)
     assert asked == [2] and session.split is None
