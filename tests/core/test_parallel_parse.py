@@ -471,3 +471,47 @@ def test_this_process_reads_a_share_that_keeps_it_as_busy_as_a_worker() -> None:
         100,
         100,
     ]
+
+
+def test_a_part_with_an_entry_without_id_is_read_here(tmp_path: Path) -> None:
+    """Its id is made from its line number and every id before it: the worker hands the part back."""
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "s",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/w",
+    }
+    lines = [orjson.dumps(header)]
+    for number in range(12):
+        entry: dict[str, object] = {"type": "message", "timestamp": "2026-01-01T00:00:01Z"}
+        entry["message"] = {"role": "user", "content": f"m{number}"}
+        if number != 6:
+            entry.update(id=f"e{number}", parentId=f"e{number - 1}" if number else None)
+        lines.append(orjson.dumps(entry))
+    path = tmp_path / "idless.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    split = assert_split_equals_one(path, 1, workers=1)
+    assert split.split is not None and split.split.parts == 13  # the header, then an entry a part
+    assert split.split.by_workers == 5  # parts 1, 3, 5, 9 and 11; 7 (line 8, no id) was read here
+    assert any(d.kind == "missing-id" and d.line == 8 for d in split.diagnostics)
+
+
+def test_check_says_the_same_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check -v`` in process, with worker processes started and without: the same lines."""
+    from core.cli.program import main
+
+    path = _many_lines(tmp_path)
+    monkeypatch.setattr(parallel, "PART_BYTES", 200_000)
+    said = {}
+    for workers in ("0", "2"):
+        monkeypatch.setenv("PRIME_SESSIONS_PARSERS", workers)
+        monkeypatch.setenv("PRIME_SESSIONS_DEBUG", "1")
+        status = main(["check", "-v", str(path)])
+        out, err = capsys.readouterr()
+        said[workers] = (status, out, "worker processes" in err)
+    assert said["0"][:2] == said["2"][:2] and said["0"][0] == 1
+    assert said["2"][2] and not said["0"][2]
+    assert "duplicate-id" in said["0"][1] and "truncated-line" in said["0"][1]
