@@ -515,3 +515,24 @@ def test_check_says_the_same_split(
     assert said["0"][:2] == said["2"][:2] and said["0"][0] == 1
     assert said["2"][2] and not said["0"][2]
     assert "duplicate-id" in said["0"][1] and "truncated-line" in said["0"][1]
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.7])
+def test_appended_bytes_read_split_equal_a_fresh_load(tmp_path: Path, cut: float) -> None:
+    """A refresh reads what was appended split too (from where the last read stopped, its checksum
+    carried on): the session then equals a fresh load in one process, and its writer still trusts it."""
+    data = _many_lines(tmp_path).read_bytes()
+    path = tmp_path / "growing.jsonl"
+    start = data.index(b"\n", int(len(data) * cut)) + 1
+    path.write_bytes(data[:start])
+    with split_in_process(50_000):
+        session = load_session(path, processes=2)
+        first = session.split
+        assert first is not None
+        with open(path, "ab") as handle:
+            handle.write(data[start:])
+        appended = session.refresh().appended
+        assert appended and session.split is not first and session.split.by_workers > 0
+    fresh = load_session(path, processes=0)
+    assert full_state(session) == full_state(fresh)
+    assert session._crc == zlib.crc32(data[: session._read_end])
