@@ -1,12 +1,11 @@
 """One big session file read by several processes: the parse split at line boundaries (issue 27).
 
 Parsing is pure Python and holds the interpreter lock, so only processes can share it. The file is cut
-just after newlines into parts; this process reads the first part and every (workers + 1)th after it
-itself, as every file is read, while worker processes index the others with the same code
-(:class:`~core.session.indexing.EntryIndexer`, from a state that has seen the header) and hand each
-part back as columns of plain values (ids, parent ids, types, line numbers, offsets and lengths as
-arrays: no dict and no :class:`Entry` an entry).
-The parts are taken in file order and merged into the reader so that its index, its diagnostics and
+just after newlines into parts; this process reads the first part and every so many after it itself
+(:func:`own_stride`), as every file is read, while worker processes index the others with the same code
+(:mod:`core.session.part_index`) and hand each part back as columns of plain values (ids, parent ids,
+types, line numbers, offsets and lengths as arrays: no dict and no :class:`Entry` an entry). The parts
+are taken in file order and merged into the reader so that its index, its diagnostics and
 everything else it keeps are those one process makes (the tests compare both on every sample, corpus
 and hostile file, and on generated files cut everywhere). What a worker cannot know is settled here:
 
@@ -35,20 +34,17 @@ import math
 import os
 import pickle
 import time
-from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import repeat
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.collector import collection_paused
 from core.session.diagnostics import Diagnostic
-from core.session.entry import Entry, EntryInfo
-from core.session.files import open_regular
-from core.session.framing import Framed, frame_lines
+from core.session.entry import Entry
+from core.session.framing import Framed, crc32_combine, frame_lines
 from core.session.indexing import EntryIndexer, duplicate_note
-from core.session.jsonl import JsonObject
+from core.session.part_index import DetachedIndexer, PartIndex, serve_parts
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -127,197 +123,6 @@ def own_stride(workers: int, parts: int) -> int:
     return max(2, round(1 / share)) if share > 0 else max(parts, 1)
 
 
-# ---------------------------------------------------------------------------- what a worker hands back
-class PartIndex(NamedTuple):
-    """One part of the file indexed by a worker: columns of plain values, in file order.
-
-    Line numbers (``lines``, the diagnostics', ``folded``, ``shallow``) count from the part's first
-    line (1); offsets are the file's.
-    """
-
-    line_count: int
-    crc: int | None
-    ids: list[str]
-    parent_ids: list[str | None]
-    types: list[str]
-    kinds: list[str]
-    roles: list[str | None]
-    timestamps: list[object]
-    infos: list[EntryInfo]
-    lines: array[int]
-    offsets: array[int]
-    lengths: array[int]
-    unseen: list[int]  # entries whose parent no earlier entry of the part has
-    repeated: int  # entries whose id an earlier entry of the part has
-    diagnostics: list[tuple[int, str, str, str | None]]
-    duplicate_lines: list[tuple[int, int]]  # (index in diagnostics, the earlier entry's line)
-    labels: list[tuple[str, tuple[str, object] | None]]  # in order: set (target, value) or cleared (None)
-    name: tuple[bool, str | None]
-    usage_overrides: dict[str, JsonObject]
-    context_edits: dict[str, list[int]]
-    message_count: int
-    first_message: str
-    last_activity_ms: int | float | None
-    models: dict[str, None]
-    last_model: tuple[object, object] | None
-    marks: tuple[bool, bool]  # Prime Agent's, pi 1.x's
-    folded: list[int]
-    shallow: list[int]
-
-
-class _ReadItYourself(Exception):
-    """In a worker: the part needs what only a reader of everything before it knows."""
-
-
-class _LabelOps(dict[str, tuple[str, object]]):
-    """A worker's labels: what the indexing stage does to them, in order, for the merge to replay."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops: list[tuple[str, tuple[str, object] | None]] = []
-
-    def __setitem__(self, target: str, value: tuple[str, object]) -> None:
-        self.ops.append((target, value))
-        super().__setitem__(target, value)
-
-    def pop(self, target: str, default: object = None) -> object:  # type: ignore[override]
-        self.ops.append((target, None))
-        return super().pop(target, default)
-
-
-class _Detached(EntryIndexer):
-    """An indexer that is not a session: a worker's part, or the look at the header before they start."""
-
-    def __init__(self, path: str, fold_all: bool) -> None:
-        self.path = path
-        self._keep_bodies = False
-        self._observer = None
-        self._fold_all = fold_all
-        self._reset()
-
-
-class _PartIndexer(_Detached):
-    """In a worker: the indexing stage over one part, from a state that has seen the header."""
-
-    def __init__(self, path: str, version: int, fold_all: bool) -> None:
-        super().__init__(path, fold_all)
-        self._header_seen = True
-        self.version = version
-        self._labels = self._ops = _LabelOps()
-        self.unseen: list[int] = []
-        self.repeated = 0
-        self.duplicate_lines: list[tuple[int, int]] = []
-
-    def _unseen_parent(self) -> None:
-        self.unseen.append(len(self.entries))  # called before the entry is appended: its index
-
-    def _duplicate_id(self, entry: Entry, earlier: Entry) -> None:
-        self.repeated += 1
-        self.duplicate_lines.append((len(self._diagnostics), earlier.line))
-        self._diag(entry.line, "duplicate-id", "", entry.id)  # the sentence is written at the merge
-
-    def _synthesise(self, line_no: int, legacy: bool) -> str:
-        raise _ReadItYourself  # the id depends on every id before it, in every part
-
-
-def index_part(
-    path: str, fd: int, start: int, end: int, version: int, fold_all: bool, crc: bool
-) -> PartIndex:
-    """Index the lines in bytes ``start``-``end`` (each just after a newline) of an open session file.
-
-    Raises:
-        _ReadItYourself: the part holds an entry without an id, or the file no longer has those lines.
-    """
-    part = _PartIndexer(path, version, fold_all)
-    with collection_paused():
-        framed = frame_lines(fd, start, 0, 0 if crc else None, part._decode_lines, part._decode_pieces, end)
-    if framed.carry or framed.offset != end:
-        raise _ReadItYourself  # the file was cut short meanwhile
-    entries = part.entries
-    return PartIndex(
-        framed.line_no,
-        framed.crc,
-        [entry.id for entry in entries],
-        [entry.parent_id for entry in entries],  # pickled with the ids: a parent's is the same string
-        [entry.type for entry in entries],
-        [entry.kind for entry in entries],
-        [entry.role for entry in entries],
-        [entry.timestamp for entry in entries],
-        [entry.info for entry in entries],
-        array("q", [entry.line for entry in entries]),
-        array("q", [entry.offset for entry in entries]),
-        array("q", [entry.length for entry in entries]),
-        part.unseen,
-        part.repeated,
-        [(note.line, note.kind, note.message, note.entry_id) for note in part._diagnostics],
-        part.duplicate_lines,
-        part._ops.ops,
-        (part.name_seen, part._name),
-        part._usage_overrides,
-        {
-            target: [entry.line for entry in edits] for target, edits in part._context_edits.items()
-        },  # found by line
-        part.message_count,
-        part.first_message,
-        part.last_activity_ms,
-        part.models,
-        part._last_model,
-        (part._prime_marked, part._pi1_marked),
-        sorted(part._folded_lines),
-        sorted(part._shallow_lines),
-    )
-
-
-def _serve(
-    path: str,
-    identity: tuple[int, int],
-    tasks: list[tuple[int, int, int]],
-    settings: tuple[int, bool, bool],
-    sender: Connection,
-) -> None:
-    """A worker process: index each part of ``tasks`` (number, start, end) and send it to the parent.
-
-    Each part goes as one message, ``(number, processor seconds so far, PartIndex or None)``; None
-    (the parent reads the part itself) for a part it cannot index, and for every part when the file
-    at ``path`` is no longer the one the parent opened. A thread sends, so the next part is indexed
-    while the parent is not reading yet.
-    """
-    import queue
-    import threading
-
-    outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-
-    def send() -> None:
-        while (message := outbox.get()) is not None:
-            sender.send_bytes(message)
-
-    thread = threading.Thread(target=send, name="send parts")
-    thread.start()
-    try:
-        fd, st = open_regular(path, "does not exist")
-    except Exception:
-        fd = -1
-    try:
-        if fd >= 0 and (st.st_dev, st.st_ino) != identity:
-            os.close(fd)
-            fd = -1
-        for number, start, end in tasks:
-            part = None
-            if fd >= 0:
-                try:
-                    part = index_part(path, fd, start, end, *settings)
-                except Exception:  # _ReadItYourself, MemoryError, OSError: the parent reads it
-                    part = None
-            message = (number, time.process_time(), part)
-            outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-    finally:
-        outbox.put(None)
-        thread.join()
-        sender.close()
-        if fd >= 0:
-            os.close(fd)
-
-
 # ---------------------------------------------------------------------------- the parent
 class _Workers:
     """Worker processes indexing parts, each a fixed share of them in file order, through its own pipe."""
@@ -339,7 +144,7 @@ class _Workers:
         for share in shares:
             receiver, sender = context.Pipe(duplex=False)
             process = context.Process(
-                target=_serve, args=(path, identity, share, settings, sender), daemon=True
+                target=serve_parts, args=(path, identity, share, settings, sender), daemon=True
             )
             process.start()
             sender.close()  # the worker holds the only sending end: its death ends the pipe (EOFError)
@@ -356,7 +161,7 @@ class _Workers:
         if pipe is None:
             return None
         try:
-            got, cpu, part = pickle.loads(pipe.recv_bytes())  # sent by _serve, in a worker started here
+            got, cpu, part = pickle.loads(pipe.recv_bytes())  # sent by serve_parts, in a worker started here
         except (EOFError, OSError):  # the worker died (killed, out of memory): read its parts here
             pipe.close()
             self._pipes[worker] = None
@@ -582,7 +387,7 @@ def _version_ahead(path: str, fd: int, start: int) -> tuple[int | None, int]:
     read it. The version is None when no line of the first MiB is an object (then the reader decides,
     in one process).
     """
-    scratch = _Detached(path, False)
+    scratch = DetachedIndexer(path, False)
     head = os.pread(fd, _HEAD_BYTES, start)
     line_no, offset = 0, start
     for raw in head.split(b"\n")[:-1]:  # complete lines only
@@ -592,42 +397,3 @@ def _version_ahead(path: str, fd: int, start: int) -> tuple[int | None, int]:
         if scratch._header_seen:
             return scratch.version, offset
     return None, offset
-
-
-# ---------------------------------------------------------------------------- checksums
-def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
-    """The crc32 of two byte strings joined, from each one's crc32 and the second's length (zlib's way)."""
-    if length2 <= 0:
-        return crc1
-    odd = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
-    even = _gf2_square(odd)  # two zero bits
-    odd = _gf2_square(even)  # four zero bits
-    while True:
-        even = _gf2_square(odd)
-        if length2 & 1:
-            crc1 = _gf2_times(even, crc1)
-        length2 >>= 1
-        if not length2:
-            break
-        odd = _gf2_square(even)
-        if length2 & 1:
-            crc1 = _gf2_times(odd, crc1)
-        length2 >>= 1
-        if not length2:
-            break
-    return crc1 ^ crc2
-
-
-def _gf2_times(matrix: list[int], vector: int) -> int:
-    total = 0
-    row = 0
-    while vector:
-        if vector & 1:
-            total ^= matrix[row]
-        vector >>= 1
-        row += 1
-    return total
-
-
-def _gf2_square(matrix: list[int]) -> list[int]:
-    return [_gf2_times(matrix, matrix[n]) for n in range(32)]

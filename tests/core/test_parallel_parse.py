@@ -26,7 +26,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core import build_context
-from core.session import Session, load_session, parallel
+from core.session import Session, load_session, parallel, part_index
+from core.session.framing import crc32_combine
 from core.session.jsonl import encode_json
 from tests.conftest import CORPUS, SAMPLES, SHARED
 from tests.core.hostile_sessions import FIELDS, hostile_raw
@@ -111,17 +112,17 @@ class _InProcess:
         self.settings = settings
         self.tasks = {number: (start, end) for share in shares for number, start, end in share}
 
-    def take(self, number: int) -> parallel.PartIndex | None:
+    def take(self, number: int) -> part_index.PartIndex | None:
         start, end = self.tasks.pop(number)
         fd = os.open(self.path, os.O_RDONLY)
         try:
-            part = parallel.index_part(self.path, fd, start, end, *self.settings)
-        except parallel._ReadItYourself:
+            part = part_index.index_part(self.path, fd, start, end, *self.settings)
+        except part_index.ReadItYourself:
             return None
         finally:
             os.close(fd)
         back = pickle.loads(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
-        assert isinstance(back, parallel.PartIndex)
+        assert isinstance(back, part_index.PartIndex)
         return back
 
     def close(self) -> None:
@@ -314,7 +315,7 @@ def test_cuts_fall_just_after_newlines(
 @given(first=st.binary(max_size=3000), second=st.binary(max_size=3000), seed=st.integers(0, 2**32 - 1))
 def test_crc32_combine_is_the_crc_of_the_joined_bytes(first: bytes, second: bytes, seed: int) -> None:
     before = zlib.crc32(first, seed)
-    assert parallel.crc32_combine(before, zlib.crc32(second), len(second)) == zlib.crc32(second, before)
+    assert crc32_combine(before, zlib.crc32(second), len(second)) == zlib.crc32(second, before)
 
 
 def test_small_files_one_processor_and_busy_processors_read_in_one_process(
@@ -416,7 +417,7 @@ def test_a_replaced_file_is_not_read_by_workers(tmp_path: Path) -> None:
         def close(self) -> None:
             pass
 
-    parallel._serve(str(path), (0, 0), [(1, 0, 10), (2, 10, 20)], (3, False, False), Pipe())  # type: ignore[arg-type]
+    part_index.serve_parts(str(path), (0, 0), [(1, 0, 10), (2, 10, 20)], (3, False, False), Pipe())  # type: ignore[arg-type]
     assert [(number, part) for number, _cpu, part in sent] == [(1, None), (2, None)]
 
 
