@@ -53,7 +53,7 @@ class PartIndex(NamedTuple):
     labels: list[tuple[str, tuple[str, object] | None]]  # in order: set (target, value) or cleared (None)
     name: tuple[bool, str | None]
     usage_overrides: dict[str, JsonObject]
-    context_edits: dict[str, list[int]]
+    context_edits: dict[str, list[int]]  # target -> the lines of the edits naming it
     message_count: int
     first_message: str
     last_activity_ms: int | float | None
@@ -153,9 +153,8 @@ def index_part(
         part._ops.ops,
         (part.name_seen, part._name),
         part._usage_overrides,
-        {
-            target: [entry.line for entry in edits] for target, edits in part._context_edits.items()
-        },  # found by line
+        # the edits by their lines (one entry a line), found again among the merged entries
+        {target: [edit.line for edit in edits] for target, edits in part._context_edits.items()},
         part.message_count,
         part.first_message,
         part.last_activity_ms,
