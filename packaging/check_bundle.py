@@ -17,7 +17,9 @@ credentials (so that ``--redact`` has something to do):
 
 Then the frozen binary alone: ``--version`` (pyproject's), a catalogue pass with a reader process (the
 binary must start itself as the worker), ``--smoke-test`` and ``--scripted-check`` offscreen (a diff and
-the HTML and PDF exports through the export dialog); and the bundle's contents: every module and Qt plugin
+the HTML and PDF exports through the export dialog), ``check`` of a 120 MB session with its parse shared
+by two worker processes (the binary started as each; the output one process of the sources gives); and
+the bundle's contents: every module and Qt plugin
 the spec says must be in it. Prints one line per check; the exit status is 1 when any failed.
 """
 
@@ -372,6 +374,53 @@ def check_frozen_only(frozen: Run, place: Path, report: Report) -> None:
     report.check(not home, "nothing written to HOME", ", ".join(map(str, home[:5])))
 
 
+def big_session(path: Path, size: int) -> None:
+    """A session of about ``size`` bytes: a chain of messages, with a repeated id and a damaged line."""
+    header = '{"type":"session","version":3,"id":"019d0000-0000-7000-8000-0000000000b1","timestamp":'
+    lines = [header + '"2026-03-02T09:14:07.122Z","cwd":"/home/dev/big"}']
+    text = "a line of a long session, " * 40
+    number, written, parent = 0, 0, "null"
+    while written < size:
+        role = "user" if number % 2 == 0 else "assistant"
+        line = (
+            f'{{"type":"message","id":"m{number:07d}","parentId":{parent},"timestamp":"2026-03-02T09:15:00.000Z",'
+            f'"message":{{"role":"{role}","content":[{{"type":"text","text":"{number} {text}"}}]}}}}'
+        )
+        lines.append(line)
+        written += len(line) + 1
+        parent = f'"m{number:07d}"'
+        number += 1
+        if number % 50_000 == 0:
+            lines += ["{not json", lines[-1]]  # a line that is not JSON, an entry whose id is used again
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def check_split_reading(frozen: Run, source: Run, place: Path, report: Report) -> None:
+    """``check`` of a 120 MB session with its parse shared by worker processes: one process's output.
+
+    The binary starts itself as each worker (spawned: ``multiprocessing.freeze_support()`` in
+    ``gui.launcher`` makes them workers); the sources read the file in one process.
+    """
+    _prepare(place)
+    big = place / "big.jsonl"
+    big_session(big, 120_000_000)
+    split = frozen("check", "-v", big, more={"PRIME_SESSIONS_PARSERS": "2", "PRIME_SESSIONS_DEBUG": "1"})
+    one = source("check", "-v", big, more={"PRIME_SESSIONS_PARSERS": "0"})
+    said = split.stderr.decode(errors="replace").strip()
+    report.check(
+        "read in 3 parts, 2 of them by 2 worker processes" in said,
+        "check of a 120 MB session in three processes: " + said[-80:],
+        _said(split),
+    )
+    report.check(
+        split.returncode == one.returncode == 1
+        and split.stdout == one.stdout
+        and b"duplicate-id" in one.stdout,
+        f"... says what one process says ({len(one.stdout.splitlines())} lines, the same line numbers)",
+        f"frozen {split.returncode}, sources {one.returncode}: {_said(one)}",
+    )
+
+
 def _spec_value(name: str) -> object:
     """A top-level constant of the spec (evaluated with ``sys`` only, as the spec computes it)."""
     for node in ast.parse(SPEC.read_text(encoding="utf-8")).body:
@@ -452,6 +501,13 @@ def main(argv: list[str]) -> int:
         check_writing_commands(frozen, place, report)
         alone = Path(scratch) / "frozen-only"
         check_frozen_only(_runner([str(exe)], alone), alone, report)
+        big = Path(scratch) / "split"
+        check_split_reading(
+            _runner([str(exe)], big),
+            _runner([sys.executable, "-m", "gui.launcher"], big, {"PYTHONPATH": str(REPO)}),
+            big,
+            report,
+        )
         check_contents(bundle, report)
     print(f"\n{report.passed} checks passed, {report.failed} failed ({bundle})")
     return 1 if report.failed else 0

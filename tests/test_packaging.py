@@ -373,3 +373,21 @@ def test_every_picture_the_readme_shows_is_in_the_repository() -> None:
     pictures = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", readme)
     assert pictures
     assert [p for p in pictures if not (REPO / p).is_file()] == []
+
+
+def test_the_entry_point_makes_a_started_copy_of_itself_a_worker_first() -> None:
+    """Catalogue readers and the split parse (``core.session.parallel``) spawn the frozen binary itself:
+    ``multiprocessing.freeze_support()`` must run before anything else the entry point does."""
+    import ast
+
+    tree = ast.parse((REPO / "gui" / "launcher.py").read_text(encoding="utf-8"))
+    main = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "main")
+    body = [
+        node
+        for node in main.body
+        if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Constant)
+    ]
+    first = body[0]
+    assert isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)
+    assert ast.unparse(first.value.func) == "multiprocessing.freeze_support"
+    assert 'multiprocessing.get_context("spawn")' in (REPO / "core" / "session" / "parallel.py").read_text()

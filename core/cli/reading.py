@@ -536,6 +536,12 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{PROG}: {err}", file=sys.stderr)
             status = 1
             continue
+        split = session.split
+        if split is not None and os.environ.get("PRIME_SESSIONS_DEBUG"):
+            # How the parse was shared: the bundle's check proves its workers start (check_bundle.py).
+            shared = f"{split.by_workers} of them by {split.workers} worker processes"
+            cpu = f"processor time {split.cpu_here:.2f} s here, {split.cpu_worker:.2f} s the most of a worker"
+            print(f"{PROG}: {file}: read in {split.parts} parts, {shared}; {cpu}", file=sys.stderr)
         found = session.diagnostics
         problems = [d for d in found if d.is_problem]
         shown = found if args.verbose else problems

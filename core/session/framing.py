@@ -8,7 +8,8 @@ every open, and files of 520,000 lines exist). A line that continues past the en
 is carried until its newline arrives; the caller decides what an unfinished last line is.
 
 Framing knows nothing of JSON or of entries; it also keeps the crc32 of the bytes it has framed, which
-the writer uses to prove that no byte it saw has changed.
+the writer uses to prove that no byte it saw has changed (:func:`crc32_combine` joins the crc32 of parts
+framed by worker processes, :mod:`core.session.parallel`).
 """
 
 from __future__ import annotations
@@ -46,21 +47,28 @@ class Framed(NamedTuple):
 
 
 def frame_lines(
-    fd: int, start: int, line_no: int, crc: int | None, take: LineSink, take_long: PiecesSink | None = None
+    fd: int,
+    start: int,
+    line_no: int,
+    crc: int | None,
+    take: LineSink,
+    take_long: PiecesSink | None = None,
+    end: int | None = None,
 ) -> Framed:
-    """Hand every complete line from byte ``start`` to EOF to ``take``, a chunk's lines at a time.
+    """Hand every complete line from byte ``start`` to EOF (or ``end``) to ``take``, a chunk's at a time.
 
     ``start`` is just after a newline (or 0) and ``line_no`` the number of lines before it; ``crc``
     is the crc32 of the bytes before ``start`` (None: keep no checksum). A line longer than a chunk
     goes to ``take_long`` in its pieces when given (joining a 100 MB line would hold it twice), else
     joined to ``take``. Returns the unfinished last line and where the complete ones end
-    (:class:`Framed`).
+    (:class:`Framed`). ``end`` (just after a newline) stops the read there: a part of the file read
+    by a worker process (:mod:`core.session.parallel`).
     """
     offset = start
     position = start
     pending: list[bytes] = []  # the start of a line longer than what was read so far
     while True:
-        chunk = os.pread(fd, CHUNK, position)
+        chunk = os.pread(fd, CHUNK if end is None else min(CHUNK, end - position), position)
         if not chunk:
             break
         position += len(chunk)
@@ -94,3 +102,41 @@ def frame_lines(
         offset = position - len(tail)  # the complete lines end where the unfinished one starts
         pending = [tail] if tail else []
     return Framed(b"".join(pending), line_no, offset, crc)
+
+
+def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
+    """The crc32 of two byte strings joined, from each one's crc32 and the second's length (zlib's way)."""
+    if length2 <= 0:
+        return crc1
+    odd = [0xEDB88320] + [1 << n for n in range(31)]  # the operator for one zero bit
+    even = _gf2_square(odd)  # two zero bits
+    odd = _gf2_square(even)  # four zero bits
+    while True:
+        even = _gf2_square(odd)
+        if length2 & 1:
+            crc1 = _gf2_times(even, crc1)
+        length2 >>= 1
+        if not length2:
+            break
+        odd = _gf2_square(even)
+        if length2 & 1:
+            crc1 = _gf2_times(odd, crc1)
+        length2 >>= 1
+        if not length2:
+            break
+    return crc1 ^ crc2
+
+
+def _gf2_times(matrix: list[int], vector: int) -> int:
+    total = 0
+    row = 0
+    while vector:
+        if vector & 1:
+            total ^= matrix[row]
+        vector >>= 1
+        row += 1
+    return total
+
+
+def _gf2_square(matrix: list[int]) -> list[int]:
+    return [_gf2_times(matrix, matrix[n]) for n in range(32)]

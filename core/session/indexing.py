@@ -89,6 +89,12 @@ A parsed entry costs about 5 times its line (850 bytes for a 180-byte message): 
 them for an export held 850 MB before the first was rendered. Parsing the rest again costs about 10 us
 an entry."""
 
+
+def duplicate_note(entry_id: str, earlier_line: int) -> str:
+    """The ``duplicate-id`` diagnostic's sentence for ``entry_id``, used before on ``earlier_line``."""
+    return f"Id {entry_id} was already used on line {earlier_line}; this later entry wins."
+
+
 Observer: TypeAlias = Callable[[Entry, JsonObject], None]
 """Called with every new entry and the object parsed from its line (see :class:`core.session.Session`)."""
 
@@ -156,7 +162,7 @@ class EntryIndexer(LineDecoder):
             if type(parent_id) is str:
                 parent = by_id.get(parent_id)
                 if parent is None:
-                    self._links_suspect = True  # an orphan, a self-parent, or a loop: the tree will tell
+                    self._unseen_parent()  # an orphan, a self-parent, or a loop: the tree will tell
                 else:
                     parent_id = parent.id  # one string for both ids: 57 bytes less an entry
             elif parent_id is not None:
@@ -196,6 +202,13 @@ class EntryIndexer(LineDecoder):
         if self._kept is not None:
             self._kept.pop(line_no, None)
 
+    def _unseen_parent(self) -> None:
+        """The entry being indexed names a parent no earlier entry has.
+
+        A worker of :mod:`core.session.parallel` notes which: the parent may be in an earlier part.
+        """
+        self._links_suspect = True
+
     def _invalid_parent(self, line_no: int, entry_id: str) -> None:
         self._diag(line_no, "invalid-field", "parentId is not a string; read as a root.", entry_id)
 
@@ -221,12 +234,7 @@ class EntryIndexer(LineDecoder):
 
     def _duplicate_id(self, entry: Entry, earlier: Entry) -> None:
         self._links_suspect = True
-        self._diag(
-            entry.line,
-            "duplicate-id",
-            f"Id {entry.id} was already used on line {earlier.line}; this later entry wins.",
-            entry.id,
-        )
+        self._diag(entry.line, "duplicate-id", duplicate_note(entry.id, earlier.line), entry.id)
 
     # ------------------------------------------------------------------ what each kind adds
     def _index_message(self, entry: Entry, obj: JsonObject) -> None:

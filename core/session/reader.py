@@ -30,17 +30,21 @@ from __future__ import annotations
 
 import os
 import zlib
+from typing import TYPE_CHECKING
 
 from core.collector import collection_paused
 from core.errors import SessionReadError
 from core.session.entry import Entry
 from core.session.files import open_regular
 from core.session.flavour import Flavour, flavour_of
-from core.session.framing import frame_lines
+from core.session.framing import Framed, frame_lines
 from core.session.indexing import EntryIndexer
 from core.session.jsonl import JsonObject
 from core.session.migration import migrate_body, resolve_overrides
 from core.session.tree import SessionTree
+
+if TYPE_CHECKING:
+    from core.session.parallel import SplitRead
 
 GUARD = 4096  # bytes remembered at the head and before the read end, to notice replaced files
 
@@ -59,6 +63,9 @@ class SessionReader(EntryIndexer):
     # Set by the constructors (Session.__init__, Session.resume) before _reset(), as are path,
     # _keep_bodies and _observer (core.session.indexing).
     _checksum_enabled: bool
+    _processes: int | None  # worker processes for a big read (None: as its size says; 0: none)
+    split: SplitRead | None = None
+    """How the last read that used worker processes shared the file (None: it was read here alone)."""
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
@@ -94,9 +101,12 @@ class SessionReader(EntryIndexer):
         """Index complete lines from ``start`` to EOF; hold back a final line that is not complete."""
         first_new, known = len(self.entries), len(self.by_id)
         with collection_paused():
-            carry, line_no, offset, crc = frame_lines(
-                fd, start, self._line_no, self._crc, self._decode_lines, self._decode_pieces
-            )
+            framed = self._read_split(fd, start) if self._processes != 0 else None
+            if framed is None:
+                framed = frame_lines(
+                    fd, start, self._line_no, self._crc, self._decode_lines, self._decode_pieces
+                )
+        carry, line_no, offset, crc = framed
         self._tail_diagnostic = None
         self._tail_may_be_object = False
         self._unterminated = False
@@ -117,6 +127,24 @@ class SessionReader(EntryIndexer):
             self._tree = None
         self._resolved_overrides = None
         return self.entries[first_new:]
+
+    def _read_split(self, fd: int, start: int) -> Framed | None:
+        """Read from ``start`` with worker processes when the file is big enough.
+
+        None when it was not read so (then nothing was); see :mod:`core.session.parallel`.
+        """
+        if self._observer is not None or self._keep_bodies:
+            return None  # every line's whole object is wanted here
+        from core.session import parallel
+
+        workers = self._processes
+        if workers is None:
+            workers = parallel.worker_count(os.fstat(fd).st_size - start)
+        done = parallel.read_split(self, fd, start, self._line_no, self._crc, workers) if workers else None
+        if done is None:
+            return None
+        framed, self.split = done
+        return framed
 
     def _remember_guards(self, fd: int) -> None:
         self._head = os.pread(fd, min(GUARD, self._read_end), 0)

@@ -72,7 +72,12 @@ class RefreshResult:
 
 
 def load_session(
-    path: str | os.PathLike[str], *, checksum: bool = True, keep_bodies: bool = False, fold_all: bool = False
+    path: str | os.PathLike[str],
+    *,
+    checksum: bool = True,
+    keep_bodies: bool = False,
+    fold_all: bool = False,
+    processes: int | None = None,
 ) -> Session:
     """Open and index a session file. Raises :class:`SessionReadError` when it cannot be read at all.
 
@@ -80,8 +85,10 @@ def load_session(
     ``keep_bodies=True`` keeps every parsed line for one :meth:`Session.bodies` pass (see there).
     ``fold_all=True`` looks for values nested too deep in every line as it is read, each such line noted
     in :attr:`Session.diagnostics` (``check`` does; otherwise a value is folded where it is used).
+    ``processes``: worker processes that share the parse of a big file (:mod:`core.session.parallel`);
+    None lets the file's size decide, 0 reads it in this process alone. The result is the same.
     """
-    return Session(path, checksum=checksum, keep_bodies=keep_bodies, fold_all=fold_all)
+    return Session(path, checksum=checksum, keep_bodies=keep_bodies, fold_all=fold_all, processes=processes)
 
 
 _T = TypeVar("_T")
@@ -106,8 +113,10 @@ class Session(SessionReader):
         observer: Observer | None = None,
         keep_bodies: bool = False,
         fold_all: bool = False,
+        processes: int | None = None,
     ) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        self._processes = processes
         # Every line's values folded to core.session.jsonl.MAX_DEPTH as it is read, with a diagnostic
         # each: about 0.7 ms a MB (two byte counts), so only where every diagnostic is wanted (check).
         self._fold_all = fold_all
@@ -148,6 +157,7 @@ class Session(SessionReader):
         self = cls.__new__(cls)
         self.path = os.path.abspath(os.fspath(path))
         self._checksum_enabled = False
+        self._processes = 0
         self._observer = observer
         self._keep_bodies = False
         self._fold_all = False
