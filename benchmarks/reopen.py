@@ -10,7 +10,8 @@ times, 978 MB), in one run, each command a fresh process (offscreen, a private h
    stall over that time (a 5 ms timer's longest gap, less 5 ms), the window's peak RSS. Then one message
    appended to the file as an agent appends it: seconds until the tree and the transcript end at it, and the
    longest stall over that time.
-3. ``file``: the same with the snapshot moved away: the route every open took before (the file parsed).
+3. ``file``: the same with the snapshot moved away: the file parsed, split across processes from 64 MiB
+   (``core.session.parallel``); ``file, one process``: parsed in the window's process alone, as before.
 4. For scale, in the same run: the bare parse (``bare_parse.py``: read, ``orjson.loads`` every line, keep
    nothing) and pi 1.6.0 (``PI_REF=latest node open-once.mjs FILE``).
 
@@ -173,13 +174,15 @@ def main(argv: list[str] | None = None) -> int:
         aside = snapshot.with_suffix(".aside")
         oracle = None if args.no_pi else prepare_oracle(OUT / "oracle")
         for number in range(args.runs):
-            for route in ("reopen", "file"):
-                if route == "file":
+            for route in ("reopen", "file", "file, one process"):
+                parsing = route != "reopen"
+                if parsing:
                     snapshot.replace(aside)
                 try:
-                    found = window(root, catalogue, target, env)
+                    one = {"PRIME_SESSIONS_PARSERS": "0"} if route == "file, one process" else {}
+                    found = window(root, catalogue, target, {**env, **one})
                 finally:
-                    if route == "file":
+                    if parsing:
                         aside.replace(snapshot)
                     # Back to what was catalogued (size and time), so the snapshot holds for the next run.
                     os.truncate(target, written.st_size)

@@ -78,8 +78,12 @@ _ENTRY_FIELDS = (  # the columns in the order of Entry's arguments; the last col
 )
 # What is not part of the index: the catalogue's observer (a closure), the child sessions (other files,
 # which whoever lists them links: core.session.subagents.launches), parsed bodies kept for one export, the
-# values derived from the whole session (Session.derived: made again when asked) and their lock.
-_NOT_SAVED = frozenset({"_observer", "child_sessions", "_kept", "_derived", "_derived_lock"})
+# values derived from the whole session (Session.derived: made again when asked) and their lock, and how
+# the read was shared between processes (Session.split: a restored session was not read so; and the
+# reader's own choice of processes, a restored session's being load_session's: None).
+_NOT_SAVED = frozenset(
+    {"_observer", "child_sessions", "_kept", "_derived", "_derived_lock", "split", "_processes"}
+)
 # The only classes a snapshot may make: what an index holds, nothing that runs code. The index's records
 # are the named tuples of core.session.entry (an entry's info), taken from there so a new one is allowed.
 _CLASSES: dict[tuple[str, str], type] = {
@@ -352,10 +356,23 @@ class _Unpickler(pickle.Unpickler):
     """
 
     def find_class(self, module: str, name: str) -> type:
-        cls = _CLASSES.get((module, name))
+        cls = _CLASSES.get((module, name)) or _session_record(module, name)
         if cls is None:
             raise pickle.UnpicklingError(f"a snapshot may not hold {module}.{name}")
         return cls
+
+
+def _session_record(module: str, name: str) -> type | None:
+    """A named tuple of a ``core.session`` module (plain values, made by ``tuple.__new__``), else None."""
+    if not module.startswith("core.session.") or "." in name:
+        return None
+    try:
+        candidate = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    if isinstance(candidate, type) and issubclass(candidate, tuple) and hasattr(candidate, "_fields"):
+        return candidate if candidate.__module__ == module else None
+    return None
 
 
 def _read_header(handle: IO[bytes]) -> dict[str, object] | None:
@@ -446,6 +463,7 @@ def read_snapshot(catalogue_folder: str | os.PathLike[str], path: str) -> Restor
     session.by_id = {entry.id: entry for entry in entries}  # the later of a repeated id wins, as when read
     session._observer = None
     session._kept = None
+    session._processes = None  # appended bytes are read as a session load_session opened reads them
     session.child_sessions = {}
     structure = TreeStructure.__new__(TreeStructure)
     for name, value in shape.items():

@@ -302,3 +302,21 @@ def test_the_catalogue_writes_snapshots_in_its_readers_and_prunes_them(
     Catalogue(folder).refresh([root])
     assert not snapshot_file(folder, str(big)).exists()
     assert prune_snapshots(folder) == 0
+
+
+def test_a_session_read_split_across_processes_gives_the_same_snapshot(tmp_path: Path) -> None:
+    # From 64 MiB a file is read by this process and workers together (core.session.parallel): what that
+    # read leaves on the session (how it was shared) is not saved, and the rest is the one-process read's.
+    from tests.core.test_parallel_parse import split_in_process
+
+    path = tmp_path / "split.jsonl"
+    version_2_up = [p for p in FILES if load_session(p).version >= 2]  # a v1 file is read in one process
+    shutil.copyfile(max(version_2_up, key=lambda p: p.stat().st_size), path)
+    with split_in_process(4096):
+        session = load_session(path, processes=2)
+    assert session.split is not None
+    folder = tmp_path / "catalogue"
+    write_snapshot(folder, session, prepare(session))
+    _agree(folder, path)
+    restored = read_snapshot(folder, str(path))
+    assert restored is not None and restored.session.split is None
