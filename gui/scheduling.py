@@ -34,12 +34,17 @@ from enum import IntEnum
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-__all__ = ["Job", "Priority", "Scheduler"]
+__all__ = ["AFTER_APPEND_MSECS", "Job", "Priority", "Scheduler"]
 
 _RELEASE_AFTER = 1.0  # seconds after run() ended before a job's reference is dropped
 _COLLECT_INTERVAL_MS = 250  # how often the GUI thread collects garbage while a scheduler is open
 _SWITCH_INTERVAL = 0.0005  # seconds a thread holds the interpreter lock while another waits (_Interpreter)
 _FOREGROUND_LIMIT = 60.0  # seconds a background job waits for the foreground at most, each time
+# Background work that lines appended to the open session call for (its usage, its files) starts this long
+# after the last of them: the window shows them first. Started at once, two such workers went over a 1 GB
+# session's 520,000 entries while the tree laid out its rows again, each of the tree's calls into Python
+# waiting for the interpreter lock: a 0.8-2 s stall after every line; and a burst of lines is one pass.
+AFTER_APPEND_MSECS = 300
 
 
 class Priority(IntEnum):

@@ -18,13 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from core.kinds.touches import Touch, TouchedFile, session_touches, touched_files
 from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.session_filter_proxy import SessionFilterProxy
-from gui.scheduling import Priority
+from gui.scheduling import AFTER_APPEND_MSECS, Priority
 from gui.widgets.files_pane import FilesPane
 
 if TYPE_CHECKING:
@@ -112,6 +112,10 @@ class TouchedFilesController(QObject):
         self._touches: list[tuple[str, Touch]] | None = None  # of the open session, once read
         self._queued: list[Entry] = []  # appended entries not read yet
         self._appending = False
+        self._settle = QTimer(self)  # the queued lines are read once the window has shown them
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(AFTER_APPEND_MSECS)
+        self._settle.timeout.connect(self._read_appended)
         self._last_reveal: tuple[str, int] = ("", 0)  # the file last clicked, and which of its entries shown
         context.session_loaded.connect(self._on_loaded)
         context.session_updated.connect(self._on_updated)
@@ -163,7 +167,7 @@ class TouchedFilesController(QObject):
             return
         if result.appended:
             self._queued += result.appended
-            self._read_appended()
+            self._settle.start()  # again: a burst of lines is one read
 
     def _read_appended(self) -> None:
         """Read the files of the queued appended entries, once the whole read is done, a batch at a time."""

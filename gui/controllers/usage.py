@@ -32,11 +32,11 @@ from gui.controllers.context import WindowContext
 from gui.errors import user_sentence
 from gui.models.branch_tree_model import BranchTreeModel
 from gui.models.usage_figures import TOP_SESSIONS, UsageFigures, UsageQuery, compute_figures
-from gui.scheduling import Priority
+from gui.scheduling import AFTER_APPEND_MSECS, Priority
 from gui.widgets.usage_view import UsageWindow
 
 if TYPE_CHECKING:
-    from core.session import Session, SessionSummary
+    from core.session import RefreshResult, Session, SessionSummary
 
 __all__ = ["SessionUsage", "UsageController", "header_text", "read_figures", "session_usage"]
 
@@ -147,7 +147,11 @@ class UsageController(QObject):
             toolbar=True,
         )
         context.session_loaded.connect(lambda session: self._on_session_changed(session, loaded=True))
-        context.session_updated.connect(lambda _result: self._on_session_changed(context.session))
+        self._settle = QTimer(self)  # the usage of a session that grew, once the window has shown its lines
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(AFTER_APPEND_MSECS)
+        self._settle.timeout.connect(lambda: self._on_session_changed(context.session))
+        context.session_updated.connect(self._on_session_updated)
         context.session_closed.connect(self._on_session_closed)
 
     # ------------------------------------------------------------------ the window
@@ -314,7 +318,15 @@ class UsageController(QObject):
 
         self._context.runner.start("session-usage", work, done, priority=Priority.BACKGROUND)
 
+    def _on_session_updated(self, result: RefreshResult) -> None:
+        if result.reloaded:
+            self._settle.stop()
+            self._on_session_changed(self._context.session)
+        elif result.appended:
+            self._settle.start()  # again: a burst of lines is one pass
+
     def _on_session_closed(self) -> None:
+        self._settle.stop()
         self._context.runner.cancel("session-usage")
         self._header.hide()
         self._header.clear()
