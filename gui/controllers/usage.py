@@ -319,11 +319,11 @@ class UsageController(QObject):
         self._context.runner.start("session-usage", work, done, priority=Priority.BACKGROUND)
 
     def _on_session_updated(self, result: RefreshResult) -> None:
-        if result.reloaded:
+        if result.appended and not result.reloaded:
+            self._settle.start()  # again: a burst of lines is one pass
+        else:  # read again whole, or nothing read but what derives from it changed (its children)
             self._settle.stop()
             self._on_session_changed(self._context.session)
-        elif result.appended:
-            self._settle.start()  # again: a burst of lines is one pass
 
     def _on_session_closed(self) -> None:
         self._settle.stop()
