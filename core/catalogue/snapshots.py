@@ -25,17 +25,15 @@ import io
 import json
 import os
 import pickle
-import pkgutil
 import struct
 import sys
 import time
 import zlib
-from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
-from types import CodeType
 from typing import IO, NamedTuple
 
+from core.catalogue.code_digest import code_fingerprint
 from core.collector import collection_paused
 from core.errors import SessionReadError
 from core.session import entry as entry_records
@@ -129,55 +127,7 @@ def snapshot_file(catalogue_folder: str | os.PathLike[str], path: str) -> Path:
 @functools.cache
 def _identity() -> tuple[int, str, str]:
     """The snapshot format, Python's version and a fingerprint of the code that makes an index."""
-    return SNAPSHOT_VERSION, sys.version.split()[0], _code_fingerprint()
-
-
-def _code_fingerprint() -> str:
-    """A digest of the bytecode of every module that reads a session or lays out its tree.
-
-    A snapshot written by other code (another version of the app, or a development tree edited since)
-    may hold state the code reading it no longer means: any change to those modules makes every
-    snapshot stale. Computed from the code objects' own parts, since ``marshal`` output varies between
-    processes (it marks objects by reference count) and set constants by string hash seed.
-    """
-    digest = hashlib.sha256()
-    for package in _CODE_PACKAGES:
-        top = importlib.import_module(package)
-        names = sorted(info.name for info in pkgutil.iter_modules(top.__path__))
-        for name in [package, *(f"{package}.{name}" for name in names)]:
-            digest.update(name.encode())
-            module = importlib.import_module(name)
-            for value in _definitions(vars(module), name):
-                _digest_code(digest, value)
-    return digest.hexdigest()[:32]
-
-
-def _definitions(namespace: dict[str, object], module: str) -> Iterator[CodeType]:
-    """The code of the functions and methods defined in ``namespace`` (a module's), by name."""
-    for key in sorted(namespace):
-        value = namespace[key]
-        if getattr(value, "__module__", None) != module:
-            continue
-        if isinstance(value, type):
-            yield from _definitions(dict(vars(value)), module)
-        code = getattr(value, "__code__", None)
-        if isinstance(code, CodeType):
-            yield code
-
-
-def _digest_code(digest: hashlib._Hash, code: CodeType) -> None:
-    stack = [code]
-    while stack:  # nested functions and comprehensions are constants of their outer code
-        current = stack.pop()
-        digest.update(current.co_code)
-        digest.update(repr((current.co_names, current.co_varnames)).encode())
-        for const in current.co_consts:
-            if isinstance(const, CodeType):
-                stack.append(const)
-            elif isinstance(const, frozenset):
-                digest.update(repr(sorted(map(repr, const))).encode())
-            else:
-                digest.update(repr(const).encode())
+    return SNAPSHOT_VERSION, sys.version.split()[0], code_fingerprint(_CODE_PACKAGES)
 
 
 def write_snapshot(
