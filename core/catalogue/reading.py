@@ -111,11 +111,12 @@ def guards(path: str, read_end: int) -> tuple[bytes, bytes]:
         start = max(0, read_end - GUARD)
         handle.seek(start)
         tail = handle.read(read_end - start)
-    return _digest(head), _digest(tail)
+    return guard_digests(head, tail)
 
 
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+def guard_digests(head: bytes, tail: bytes) -> tuple[bytes, bytes]:
+    """The digests :func:`guards` gives for these guard bytes (a session's ``_head`` and ``_tail``)."""
+    return hashlib.blake2b(head, digest_size=16).digest(), hashlib.blake2b(tail, digest_size=16).digest()
 
 
 def walk_up(parents: Mapping[str, str | None], leaf: str | None) -> Iterator[str]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from core.catalogue.code_digest import code_fingerprint
+from core.catalogue.reading import guard_digests, guards
 from core.collector import collection_paused
 from core.errors import SessionReadError
 from core.session import entry as entry_records
@@ -151,6 +152,7 @@ def write_snapshot(
     if session._identity != (st.st_dev, st.st_ino) or st.st_size < session._read_end:
         raise ValueError("the file was replaced or shortened while it was read")
     entries = session.entries
+    head, tail = guard_digests(session._head, session._tail)  # of what was read, as a pass compares them
     header = {
         "identity": list(_identity()),
         "path": os.fsencode(session.path).hex(),
@@ -158,8 +160,8 @@ def write_snapshot(
         "ino": st.st_ino,
         "mtime_ns": st.st_mtime_ns,
         "read_end": session._read_end,
-        "head": session._head.hex(),
-        "tail": session._tail.hex(),
+        "head": head.hex(),
+        "tail": tail.hex(),
         "entries": len(entries),
     }
     state = {key: value for key, value in vars(session).items() if key not in _NOT_SAVED}
@@ -360,11 +362,7 @@ def _still_there(header: dict[str, object], path: str) -> bool:
             return False
         if st.st_size == read_end and st.st_mtime_ns != header.get("mtime_ns"):
             return False  # the same size, written since: an edit in place, which the guards may not see
-        with open(path, "rb") as handle:
-            if handle.read(len(head)) != head:
-                return False
-            handle.seek(read_end - len(tail))
-            return handle.read(len(tail)) == tail
+        return guards(path, read_end) == (head, tail)
     except OSError:
         return False
 
